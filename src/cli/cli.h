@@ -1,0 +1,33 @@
+/* cli: what the subcommands share: their entry points, the version, where the seat
+ * binaries live, and the toolchain (real compilers, fingerprint) of the current job. */
+#ifndef SHARDCC_CLI_H
+#define SHARDCC_CLI_H
+
+#include "strbuf.h"
+
+#define SHARDCC_VERSION "0.1.0"
+
+int cmd_env(int argc, char **argv);
+int cmd_classify(int argc, char **argv);
+
+/* Directory holding shardcc and its seats (shardcc-nvcc, ...). 0 or an errno. */
+int cli_bindir(struct strbuf *out);
+
+struct toolchain {
+    char *nvcc; /* real nvcc, absolute */
+    char *cxx;  /* real host C++ compiler, absolute */
+    char *cc;   /* real host C compiler, absolute */
+    char *ccache;
+};
+
+/* Finds the real tools: explicit values first, then SHARDCC_REAL_*, CUDACXX / CXX / CC
+ * (unless they point at a shardcc seat), PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.
+ * Returns 0, or 2 with a message printed. */
+int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, const char *cc,
+                   const char *ccache);
+/* "shardcc1-" + XXH3-128 over the toolchain's files (nvcc, cicc, ptxas, fatbinary, nvlink,
+ * cudafe++, nvcc.profile, the host compiler and its cc1plus). 0 or 4 with a message. */
+int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out);
+void toolchain_release(struct toolchain *tc);
+
+#endif

@@ -1,0 +1,145 @@
+/* shardcc classify: prints, as one JSON object, what the wrapper would do with a compiler
+ * call. It runs the wrapper's own classify_call(), so the answer is the wrapper's. */
+#include "args.h"
+#include "classify.h"
+#include "cli.h"
+#include "path.h"
+#include "platform.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: shardcc classify [--shard I/N] [--root DIR] [--seat nvcc|c++|cc] -- COMPILER ARGS...\n"
+    "\n"
+    "Prints what the seat wrapper does with the call `COMPILER ARGS...` run from the current\n"
+    "directory, as one JSON object:\n"
+    "  kind     tu | probe | info | other\n"
+    "  action   cache (ccache + real compiler) | stub | direct (real compiler, no cache)\n"
+    "  reason   why this kind\n"
+    "  source, key, output, depfile, owner (null when not applicable)\n"
+    "  depfile_targets, argv (canonical arguments, compiler excluded)\n"
+    "\n"
+    "  --shard I/N   decide as shard I of N (default: the link phase, which never stubs)\n"
+    "  --root DIR    the project root (default: $SHARDCC_ROOT, else .)\n"
+    "  --seat S      the seat (default: nvcc when COMPILER's name contains \"nvcc\", cc for\n"
+    "                cc/gcc/clang, else c++)\n"
+    "NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS are folded in as the wrapper does.\n"
+    "Exit status: 0 ok, 2 usage error (bad option, unreadable options file).\n";
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static enum seat seat_guess(const char *compiler)
+{
+    const char *b = path_basename(compiler);
+    if (strstr(b, "nvcc"))
+        return SEAT_NVCC;
+    size_t n = strlen(b);
+    if (!strcmp(b, "cc") || !strcmp(b, "gcc") || !strcmp(b, "clang") ||
+        (n > 4 && !strcmp(b + n - 4, "-gcc")) || (n > 3 && !strcmp(b + n - 3, "-cc")))
+        return SEAT_CC;
+    return SEAT_CXX;
+}
+
+int cmd_classify(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, "shardcc classify", 0};
+    const char *shard = NULL, *root = getenv("SHARDCC_ROOT"), *seat_s = NULL;
+    while (a.i < argc && !a.error) {
+        if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (args_flag(&a, "--"))
+            break;
+        if (args_value(&a, "--shard", &shard) || args_value(&a, "--root", &root) ||
+            args_value(&a, "--seat", &seat_s))
+            continue;
+        if (!a.error)
+            args_unknown(&a);
+    }
+    if (a.error)
+        return EXIT_USAGE;
+    if (a.i >= argc) {
+        fprintf(stderr, "shardcc classify: no compiler command after -- (see --help)\n");
+        return EXIT_USAGE;
+    }
+    struct wrap_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    if (shard) {
+        if (parse_shard_spec(shard, &cfg.shard, &cfg.count) != 0) {
+            fprintf(stderr, "shardcc classify: --shard \"%s\" is not I/N with 1 <= I <= N\n",
+                    shard);
+            return EXIT_USAGE;
+        }
+        cfg.phase = PHASE_SHARD;
+    } else {
+        cfg.phase = PHASE_LINK;
+    }
+    enum seat seat;
+    if (!seat_s)
+        seat = seat_guess(argv[a.i]);
+    else if (!strcmp(seat_s, "nvcc"))
+        seat = SEAT_NVCC;
+    else if (!strcmp(seat_s, "c++"))
+        seat = SEAT_CXX;
+    else if (!strcmp(seat_s, "cc"))
+        seat = SEAT_CC;
+    else {
+        fprintf(stderr, "shardcc classify: --seat \"%s\" is not nvcc, c++ or cc\n", seat_s);
+        return EXIT_USAGE;
+    }
+    struct strbuf sb = STRBUF_INIT;
+    if (plat_realpath(root && *root ? root : ".", &sb) != 0) {
+        fprintf(stderr, "shardcc classify: --root \"%s\": %s\n", root ? root : ".",
+                strerror(errno));
+        return EXIT_USAGE;
+    }
+    cfg.root = sb_detach(&sb);
+    plat_getcwd(&sb);
+    cfg.cwd = sb_detach(&sb);
+    if (seat == SEAT_NVCC) {
+        cfg.prepend = getenv("NVCC_PREPEND_FLAGS");
+        cfg.append = getenv("NVCC_APPEND_FLAGS");
+    }
+
+    struct call call;
+    struct strbuf err = STRBUF_INIT;
+    int rc = classify_call(seat, &cfg, argc - a.i - 1, argv + a.i + 1, &call, &err);
+    if (rc) {
+        fprintf(stderr, "shardcc classify: %s\n", sb_str(&err));
+        return rc;
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "seat", json_string(seat_name(seat)));
+    json_object_set_new(o, "kind", json_string(kind_name(call.kind)));
+    json_object_set_new(o, "action", json_string(action_name(call.action)));
+    json_object_set_new(o, "reason", json_string(call.reason));
+    json_object_set_new(o, "source", str_or_null(call.source));
+    json_object_set_new(o, "key", str_or_null(call.key));
+    json_object_set_new(o, "output", str_or_null(call.output));
+    json_object_set_new(o, "depfile", str_or_null(call.depfile));
+    json_t *t = json_array();
+    for (size_t i = 0; i < call.dep_targets.n; i++)
+        json_array_append_new(t, json_string(call.dep_targets.v[i]));
+    json_object_set_new(o, "depfile_targets", t);
+    json_object_set_new(o, "owner", call.owner ? json_integer(call.owner) : json_null());
+    json_t *v = json_array();
+    for (size_t i = 0; i < call.argv.n; i++)
+        json_array_append_new(v, json_string(call.argv.v[i]));
+    json_object_set_new(o, "argv", v);
+    char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    puts(s);
+    free(s);
+    json_decref(o);
+    call_release(&call);
+    free(cfg.root);
+    free(cfg.cwd);
+    return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+}

@@ -1,0 +1,65 @@
+/* shardcc: the command-line tool (the jobs around the seat wrapper). Dispatches to one
+ * cmd_<name>() per subcommand; knows the version and where its seat binaries live. */
+#include "classify.h"
+#include "cli.h"
+#include "path.h"
+#include "platform.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct command {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *what;
+} commands[] = {
+    {"env", cmd_env, "print the environment that makes a build a shard or the link job"},
+    {"classify", cmd_classify, "show what the seat wrapper does with one compiler call"},
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: shardcc [--version] [--help] <command> [--help] [args]\n\n"
+          "Splits the compiles of one CUDA/C++ build across N CI jobs through ccache and\n"
+          "links one ordinary artifact in a final job. Commands:\n",
+          f);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].what);
+    fputs("\nThe seats: shardcc-nvcc (PYTORCH_NVCC, CUDACXX), shardcc-c++ and shardcc-cc\n"
+          "(CXX, CC), set up by `eval \"$(shardcc env ...)\"`.\n"
+          "Exit status: 0 ok, 1 build failed, 2 usage/config, 3 guard failed, 4 artifact/I/O.\n",
+          f);
+}
+
+int cli_bindir(struct strbuf *out)
+{
+    struct strbuf self = STRBUF_INIT;
+    int e = plat_self_exe(&self);
+    if (e)
+        return e;
+    sb_reset(out);
+    sb_add(out, self.buf, (size_t)(path_basename(self.buf) - self.buf - 1));
+    sb_release(&self);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("shardcc %s\n", SHARDCC_VERSION);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "shardcc: unknown command \"%s\" (see shardcc --help)\n", argv[1]);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,178 @@
+/* toolchain: locating the real compilers behind the seats and digesting them into the
+ * fingerprint ccache gets as compiler_check=string:<fp> (DESIGN.md, "fingerprint").
+ * One digest of every program that does real work, computed once per job: faster than
+ * ccache's per-call "content" check and it covers cicc and ptxas, which that does not. */
+#include "cli.h"
+#include "path.h"
+#include "platform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static int is_shardcc_seat(const char *path)
+{
+    struct strbuf r = STRBUF_INIT;
+    const char *p = plat_realpath(path, &r) == 0 ? sb_str(&r) : path;
+    int seat = strncmp(path_basename(p), "shardcc", 7) == 0;
+    sb_release(&r);
+    return seat;
+}
+
+/* The first candidate that is an executable file and not a seat; NULL when none. */
+static char *first_real(const char *const *cands, size_t n)
+{
+    struct strbuf found = STRBUF_INIT, abs = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i] || !*cands[i])
+            continue;
+        if (plat_find_in_path(cands[i], &found) != 0)
+            continue;
+        if (is_shardcc_seat(sb_str(&found)))
+            continue;
+        if (plat_realpath(sb_str(&found), &abs) != 0)
+            continue;
+        /* keep the path as found (nvcc finds cicc relative to itself, via its own dir) */
+        char *r = path_is_absolute(sb_str(&found)) ? sb_detach(&found) : sb_detach(&abs);
+        sb_release(&found);
+        sb_release(&abs);
+        return r;
+    }
+    sb_release(&found);
+    sb_release(&abs);
+    return NULL;
+}
+
+int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, const char *cc,
+                   const char *ccache)
+{
+    memset(tc, 0, sizeof *tc);
+    struct strbuf home = STRBUF_INIT;
+    const char *cuda_home = getenv("CUDA_HOME");
+    if (cuda_home && *cuda_home)
+        sb_addf(&home, "%s/bin/nvcc", cuda_home);
+    const char *nv[] = {nvcc, getenv("SHARDCC_REAL_NVCC"), getenv("CUDACXX"), "nvcc",
+                        sb_str(&home), "/usr/local/cuda/bin/nvcc"};
+    const char *cx[] = {cxx, getenv("SHARDCC_REAL_CXX"), getenv("CXX"), "c++", "g++", "clang++"};
+    const char *c[] = {cc, getenv("SHARDCC_REAL_CC"), getenv("CC"), "cc", "gcc", "clang"};
+    const char *ca[] = {ccache, getenv("SHARDCC_CCACHE"), "ccache"};
+    tc->nvcc = first_real(nv, sizeof nv / sizeof nv[0]);
+    tc->cxx = first_real(cx, sizeof cx / sizeof cx[0]);
+    tc->cc = first_real(c, sizeof c / sizeof c[0]);
+    tc->ccache = first_real(ca, sizeof ca / sizeof ca[0]);
+    sb_release(&home);
+    if (nvcc && !tc->nvcc)
+        return fprintf(stderr, "shardcc: --real-nvcc \"%s\" is not an executable file\n", nvcc), 2;
+    if (!tc->nvcc)
+        return fprintf(stderr, "shardcc: no real nvcc found (looked at SHARDCC_REAL_NVCC, "
+                               "CUDACXX, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin); "
+                               "pass --real-nvcc PATH\n"),
+               2;
+    if (!tc->cxx || !tc->cc)
+        return fprintf(stderr, "shardcc: no host C/C++ compiler found (CXX, CC, c++, cc on "
+                               "PATH); pass --real-cxx/--real-cc\n"),
+               2;
+    if (!tc->ccache)
+        return fprintf(stderr, "shardcc: ccache not found on PATH (install it: apt-get install "
+                               "ccache), or pass --ccache PATH\n"),
+               2;
+    return 0;
+}
+
+void toolchain_release(struct toolchain *tc)
+{
+    free(tc->nvcc);
+    free(tc->cxx);
+    free(tc->cc);
+    free(tc->ccache);
+    memset(tc, 0, sizeof *tc);
+}
+
+/* Feeds "<label>\0<size>\0<bytes>" of path into st; a missing file feeds "<label>\0missing". */
+static int hash_file(XXH3_state_t *st, const char *label, const char *path)
+{
+    XXH3_128bits_update(st, label, strlen(label) + 1);
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0) {
+        XXH3_128bits_update(st, "missing", 7);
+        return 0;
+    }
+    static char buf[1 << 20];
+    for (;;) {
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            fprintf(stderr, "shardcc: fingerprint: cannot read \"%s\": %s\n", path, strerror(e));
+            return 4;
+        }
+        if (r == 0)
+            break;
+        XXH3_128bits_update(st, buf, (size_t)r);
+    }
+    close(fd);
+    return 0;
+}
+
+static char *host_prog(const char *compiler, const char *prog)
+{
+    struct strbuf arg = STRBUF_INIT, out = STRBUF_INIT;
+    sb_addf(&arg, "-print-prog-name=%s", prog);
+    char *argv[] = {(char *)compiler, arg.buf, NULL};
+    int st = plat_run_capture(argv, &out);
+    sb_release(&arg);
+    while (out.len && (out.buf[out.len - 1] == '\n' || out.buf[out.len - 1] == '\r'))
+        out.buf[--out.len] = '\0';
+    if (st != 0 || !out.len || !path_is_absolute(sb_str(&out))) {
+        sb_release(&out);
+        return NULL;
+    }
+    return sb_detach(&out);
+}
+
+int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
+{
+    XXH3_state_t *st = XXH3_createState();
+    XXH3_128bits_reset(st);
+    struct strbuf real = STRBUF_INIT, dir = STRBUF_INIT, p = STRBUF_INIT;
+    if (plat_realpath(tc->nvcc, &real) != 0)
+        sb_adds(&real, tc->nvcc);
+    sb_add(&dir, real.buf, (size_t)(path_basename(real.buf) - real.buf));
+    static const char *const cuda[][2] = {
+        {"nvcc", "nvcc"},         {"cicc", "../nvvm/bin/cicc"}, {"ptxas", "ptxas"},
+        {"fatbinary", "fatbinary"}, {"nvlink", "nvlink"},       {"cudafe++", "cudafe++"},
+        {"nvcc.profile", "nvcc.profile"}};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof cuda / sizeof cuda[0] && !rc; i++) {
+        sb_reset(&p);
+        sb_addf(&p, "%s%s", sb_str(&dir), cuda[i][1]);
+        rc = hash_file(st, cuda[i][0], sb_str(&p));
+    }
+    const char *hosts[] = {tc->cxx, tc->cc};
+    const char *progs[] = {"cc1plus", "cc1"};
+    for (size_t i = 0; i < 2 && !rc; i++) {
+        rc = hash_file(st, "host", hosts[i]);
+        char *prog = rc ? NULL : host_prog(hosts[i], progs[i]);
+        if (!rc)
+            rc = hash_file(st, progs[i], prog);
+        free(prog);
+    }
+    if (!rc) {
+        XXH128_hash_t h = XXH3_128bits_digest(st);
+        sb_addf(out, "shardcc1-%016llx%016llx", (unsigned long long)h.high64,
+                (unsigned long long)h.low64);
+    }
+    XXH3_freeState(st);
+    sb_release(&real);
+    sb_release(&dir);
+    sb_release(&p);
+    return rc;
+}

@@ -1,0 +1,44 @@
+/* args: long-option matching for the CLI subcommands (see args.h). */
+#include "args.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int args_value(struct args *a, const char *name, const char **value)
+{
+    const char *arg = a->argv[a->i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        a->i++;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    if (a->i + 1 >= a->argc) {
+        fprintf(stderr, "%s: option %s needs a value (see --help)\n", a->cmd, name);
+        a->error = 1;
+        a->i++;
+        return 0;
+    }
+    *value = a->argv[a->i + 1];
+    a->i += 2;
+    return 1;
+}
+
+int args_flag(struct args *a, const char *name)
+{
+    if (strcmp(a->argv[a->i], name) != 0)
+        return 0;
+    a->i++;
+    return 1;
+}
+
+void args_unknown(struct args *a)
+{
+    fprintf(stderr, "%s: unknown option \"%s\" (see --help)\n", a->cmd, a->argv[a->i]);
+    a->error = 1;
+    a->i++;
+}

@@ -1,0 +1,22 @@
+/* path: lexical path arithmetic ('/'-separated): joining, normalising, "is under".
+ * No file-system access here; realpath lives in platform. */
+#ifndef SHARDCC_PATH_H
+#define SHARDCC_PATH_H
+
+#include "strbuf.h"
+
+int path_is_absolute(const char *p);
+/* out = normalise(base + "/" + p) when p is relative, else normalise(p):
+ * repeated '/' collapsed, "." removed, ".." applied (never above "/"). */
+void path_absolute(const char *base, const char *p, struct strbuf *out);
+void path_normalize(const char *p, struct strbuf *out);
+/* The part of abs below root ("" for root itself), or NULL when abs is not under root.
+ * Both must be normalised absolute paths. */
+const char *path_under(const char *root, const char *abs);
+const char *path_basename(const char *p);
+/* True when some '/'-separated component of p starts with prefix (exact when !prefix_ok). */
+int path_has_component(const char *p, const char *name, int prefix_ok);
+/* The extension after the last '.' of the basename ("" when none). */
+const char *path_extension(const char *p);
+
+#endif

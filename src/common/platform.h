@@ -1,0 +1,53 @@
+/* platform: the few operating-system calls shardcc makes (spawn/exec, atomic file writes,
+ * realpath, clocks, the environment). One implementation file per platform; the rest of
+ * the code never includes <unistd.h> for these, so a Windows port is a new file. */
+#ifndef SHARDCC_PLATFORM_H
+#define SHARDCC_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+#define PLAT_DIRSEP '/'
+
+/* Canonical absolute path of an existing file (symlinks resolved). 0 or an errno. */
+int plat_realpath(const char *path, struct strbuf *out);
+int plat_getcwd(struct strbuf *out);
+/* The running executable's absolute path. 0 or an errno. */
+int plat_self_exe(struct strbuf *out);
+int plat_is_executable(const char *path);
+int plat_file_exists(const char *path);
+/* Searches PATH for name (a name with a '/' is taken as is). 0 if found. */
+int plat_find_in_path(const char *name, struct strbuf *out);
+
+/* Runs path with argv/envp, waits, and returns its exit status; a child killed by
+ * signal S yields 128+S. Returns -1 (errno set) if it could not be started. */
+int plat_spawn_wait(const char *path, char *const argv[], char *const envp[]);
+/* Replaces the process; returns only on failure (errno set). */
+int plat_exec(const char *path, char *const argv[], char *const envp[]);
+char **plat_environ(void);
+
+/* Writes data to path through a temporary file in the same directory and a rename,
+ * so readers see either the old file or the whole new one. 0 or an errno. */
+int plat_write_atomic(const char *path, const void *data, size_t len);
+/* Appends data with one write(2) on an O_APPEND descriptor (records up to PIPE_BUF
+ * bytes from concurrent writers never interleave). 0 or an errno. */
+int plat_append_record(const char *path, const void *data, size_t len);
+/* Reads a whole file. 0 or an errno. */
+int plat_read_file(const char *path, struct strbuf *out);
+
+uint64_t plat_monotonic_us(void);
+uint64_t plat_wall_us(void);
+long plat_pid(void);
+
+#endif
+
+#ifndef SHARDCC_PLATFORM_EXTRA
+#define SHARDCC_PLATFORM_EXTRA
+/* Creates dir and its missing parents. 0 or an errno. */
+int plat_mkdir_p(const char *dir);
+/* Runs argv (argv[0] looked up on PATH when it has no '/'), captures its standard output
+ * into out (stderr passes through) and returns its exit status, or -1 (errno set). */
+int plat_run_capture(char *const argv[], struct strbuf *out);
+#endif

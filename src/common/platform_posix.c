@@ -1,0 +1,267 @@
+/* platform_posix: the POSIX (Linux, macOS) implementation of platform.h.
+ * Owns process creation and the atomic-write protocol; owns no policy. */
+#include "platform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+char **plat_environ(void)
+{
+    return environ;
+}
+
+int plat_realpath(const char *path, struct strbuf *out)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        return errno ? errno : ENOENT;
+    sb_reset(out);
+    sb_adds(out, r);
+    free(r);
+    return 0;
+}
+
+int plat_getcwd(struct strbuf *out)
+{
+    char buf[PATH_MAX];
+    if (!getcwd(buf, sizeof buf))
+        return errno;
+    sb_reset(out);
+    sb_adds(out, buf);
+    return 0;
+}
+
+int plat_self_exe(struct strbuf *out)
+{
+    return plat_realpath("/proc/self/exe", out);
+}
+
+int plat_is_executable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int plat_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int plat_find_in_path(const char *name, struct strbuf *out)
+{
+    if (strchr(name, '/')) {
+        sb_reset(out);
+        sb_adds(out, name);
+        return plat_is_executable(name) ? 0 : ENOENT;
+    }
+    const char *p = getenv("PATH");
+    if (!p)
+        p = "/usr/local/bin:/usr/bin:/bin";
+    while (*p) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        sb_reset(out);
+        sb_add(out, n ? p : ".", n ? n : 1);
+        sb_addc(out, '/');
+        sb_adds(out, name);
+        if (plat_is_executable(sb_str(out)))
+            return 0;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    sb_reset(out);
+    return ENOENT;
+}
+
+int plat_spawn_wait(const char *path, char *const argv[], char *const envp[])
+{
+    pid_t pid;
+    int rc = posix_spawn(&pid, path, NULL, NULL, argv, envp);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return 1;
+}
+
+int plat_exec(const char *path, char *const argv[], char *const envp[])
+{
+    execve(path, argv, envp);
+    return -1;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int plat_write_atomic(const char *path, const void *data, size_t len)
+{
+    struct strbuf tmp = STRBUF_INIT;
+    sb_addf(&tmp, "%s.shardcc-tmp.%ld", path, (long)getpid());
+    int fd = open(sb_str(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        int e = errno;
+        sb_release(&tmp);
+        return e;
+    }
+    int rc = write_all(fd, data, len);
+    if (close(fd) != 0 && !rc)
+        rc = errno;
+    if (!rc && rename(sb_str(&tmp), path) != 0)
+        rc = errno;
+    if (rc)
+        unlink(sb_str(&tmp));
+    sb_release(&tmp);
+    return rc;
+}
+
+int plat_append_record(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return errno;
+    ssize_t w;
+    do {
+        w = write(fd, data, len);
+    } while (w < 0 && errno == EINTR);
+    int rc = w < 0 ? errno : ((size_t)w != len ? EIO : 0);
+    if (close(fd) != 0 && !rc)
+        rc = errno;
+    return rc;
+}
+
+int plat_read_file(const char *path, struct strbuf *out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    char buf[65536];
+    for (;;) {
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            return e;
+        }
+        if (r == 0)
+            break;
+        sb_add(out, buf, (size_t)r);
+    }
+    close(fd);
+    return 0;
+}
+
+uint64_t plat_monotonic_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t plat_wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+long plat_pid(void)
+{
+    return (long)getpid();
+}
+
+int plat_mkdir_p(const char *dir)
+{
+    struct strbuf p = STRBUF_INIT;
+    sb_adds(&p, dir);
+    for (size_t i = 1; i <= p.len; i++) {
+        if (p.buf[i] != '/' && p.buf[i] != '\0')
+            continue;
+        char c = p.buf[i];
+        p.buf[i] = '\0';
+        if (mkdir(p.buf, 0777) != 0 && errno != EEXIST) {
+            int e = errno;
+            sb_release(&p);
+            return e;
+        }
+        p.buf[i] = c;
+    }
+    sb_release(&p);
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return errno;
+    return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+}
+
+int plat_run_capture(char *const argv[], struct strbuf *out)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        errno = rc;
+        return -1;
+    }
+    char buf[4096];
+    for (;;) {
+        ssize_t r = read(fds[0], buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        sb_add(out, buf, (size_t)r);
+    }
+    close(fds[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+}

@@ -1,0 +1,157 @@
+/* argv: the canonical argument vector. Expands options files (nvcc: --options-file F,
+ * --options-file=F, -optf F, comma-separated lists; gcc/clang: @F) in place and
+ * recursively up to a depth limit, folds NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS in, and
+ * respells the long depfile options ccache cannot cache. Shards and link job run this
+ * same code, so their ccache keys match. */
+#include "classify.h"
+#include "path.h"
+#include "platform.h"
+#include "rsp.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RSP_MAX_DEPTH 16
+#define RSP_MAX_BYTES (64u << 20)
+
+struct canon {
+    const struct opt_table *table;
+    enum seat seat;
+    const char *cwd;
+    struct strvec *out;
+    struct strbuf *err;
+};
+
+static int expand(struct canon *c, int argc, char *const *argv, int depth, const char *from);
+
+static int expand_file(struct canon *c, const char *file, int depth, const char *from)
+{
+    if (depth >= RSP_MAX_DEPTH) {
+        sb_addf(c->err, "options file \"%s\" nests deeper than %d levels (does it include itself?)",
+                file, RSP_MAX_DEPTH);
+        return EXIT_USAGE;
+    }
+    struct strbuf abs = STRBUF_INIT, text = STRBUF_INIT;
+    path_absolute(c->cwd, file, &abs);
+    int e = plat_read_file(sb_str(&abs), &text);
+    if (e) {
+        sb_addf(c->err, "cannot read options file \"%s\"%s%s: %s", file, from ? " named in " : "",
+                from ? from : "", strerror(e));
+        sb_release(&abs);
+        sb_release(&text);
+        return EXIT_USAGE;
+    }
+    if (text.len > RSP_MAX_BYTES) {
+        sb_addf(c->err, "options file \"%s\" is larger than %u MiB", file, RSP_MAX_BYTES >> 20);
+        sb_release(&abs);
+        sb_release(&text);
+        return EXIT_USAGE;
+    }
+    struct strvec args = STRVEC_INIT;
+    rsp_split(sb_str(&text), text.len, c->seat == SEAT_NVCC ? RSP_NVCC : RSP_GCC, &args);
+    int rc = expand(c, (int)args.n, sv_argv(&args), depth + 1, file);
+    sv_clear(&args);
+    sb_release(&abs);
+    sb_release(&text);
+    return rc;
+}
+
+static int expand_list(struct canon *c, const char *list, int depth, const char *from)
+{
+    const char *s = list;
+    for (;;) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n) {
+            char *one = xstrndup(s, n);
+            int rc = expand_file(c, one, depth, from);
+            free(one);
+            if (rc)
+                return rc;
+        }
+        if (!e)
+            return EXIT_OK;
+        s = e + 1;
+    }
+}
+
+static int expand(struct canon *c, int argc, char *const *argv, int depth, const char *from)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (c->seat != SEAT_NVCC && a[0] == '@' && a[1]) {
+            struct strbuf abs = STRBUF_INIT;
+            path_absolute(c->cwd, a + 1, &abs);
+            int exists = plat_file_exists(sb_str(&abs));
+            sb_release(&abs);
+            if (exists) { /* gcc takes a missing @file literally */
+                int rc = expand_file(c, a + 1, depth, from);
+                if (rc)
+                    return rc;
+                continue;
+            }
+        }
+        if (a[0] != '-' || !a[1]) {
+            sv_push(c->out, a);
+            continue;
+        }
+        const char *inl;
+        const struct opt *o = opt_match(c->table, a, &inl);
+        if (!o) {
+            sv_push(c->out, a);
+            continue;
+        }
+        const char *value = inl;
+        int takes_next = (o->flags & OPT_ARG) && !inl && !(o->flags & OPT_EQ_ONLY);
+        if (takes_next) {
+            if (i + 1 >= argc) {
+                sb_addf(c->err, "option \"%s\" expects a value%s%s", a, from ? " in options file " : "",
+                        from ? from : "");
+                return EXIT_USAGE;
+            }
+            value = argv[++i];
+        }
+        if (o->flags & OPT_OPTFILE) {
+            int rc = expand_list(c, value, depth, from);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (o->rewrite) {
+            sv_push(c->out, o->rewrite);
+            if (value)
+                sv_push(c->out, value);
+            continue;
+        }
+        sv_push(c->out, a);
+        if (takes_next)
+            sv_push(c->out, value);
+    }
+    return EXIT_OK;
+}
+
+int canon_argv(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
+               struct strvec *out, struct strbuf *err)
+{
+    struct canon c = {seat_table(seat), seat, cfg->cwd, out, err};
+    int rc;
+    if (seat == SEAT_NVCC && cfg->prepend && *cfg->prepend) {
+        struct strvec pre = STRVEC_INIT;
+        rsp_split(cfg->prepend, strlen(cfg->prepend), RSP_NVCC, &pre);
+        rc = expand(&c, (int)pre.n, sv_argv(&pre), 0, "NVCC_PREPEND_FLAGS");
+        sv_clear(&pre);
+        if (rc)
+            return rc;
+    }
+    rc = expand(&c, argc, argv, 0, NULL);
+    if (rc)
+        return rc;
+    if (seat == SEAT_NVCC && cfg->append && *cfg->append) {
+        struct strvec app = STRVEC_INIT;
+        rsp_split(cfg->append, strlen(cfg->append), RSP_NVCC, &app);
+        rc = expand(&c, (int)app.n, sv_argv(&app), 0, "NVCC_APPEND_FLAGS");
+        sv_clear(&app);
+    }
+    return rc;
+}

@@ -1,0 +1,255 @@
+/* classify: one pass over the canonical argv against the seat's option table, then the
+ * decision of DESIGN.md ("What the wrapper does with one call"): info, probe, TU (owned
+ * or stubbed) or other. Pure: reads the file system only to resolve the source path. */
+#include "classify.h"
+#include "partition.h"
+#include "path.h"
+#include "platform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *seat_name(enum seat s)
+{
+    return s == SEAT_NVCC ? "nvcc" : s == SEAT_CXX ? "c++" : "cc";
+}
+
+const struct opt_table *seat_table(enum seat s)
+{
+    return s == SEAT_NVCC ? &nvcc_options : &gcc_options;
+}
+
+const char *kind_name(enum call_kind k)
+{
+    static const char *const n[] = {"tu", "probe", "info", "other"};
+    return n[k];
+}
+
+const char *action_name(enum call_action a)
+{
+    static const char *const n[] = {"cache", "stub", "direct"};
+    return n[a];
+}
+
+const char *phase_name(enum phase p)
+{
+    static const char *const n[] = {"off", "shard", "link"};
+    return n[p];
+}
+
+int parse_shard_spec(const char *s, int *shard, int *count)
+{
+    long v[2] = {0, 0};
+    const char *p = s;
+    for (int k = 0; k < 2; k++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        while (*p >= '0' && *p <= '9') {
+            v[k] = v[k] * 10 + (*p - '0');
+            if (v[k] > 100000)
+                return -1;
+            p++;
+        }
+        if (k == 0 && *p++ != '/')
+            return -1;
+    }
+    if (*p || v[0] < 1 || v[1] < 1 || v[0] > v[1])
+        return -1;
+    *shard = (int)v[0];
+    *count = (int)v[1];
+    return 0;
+}
+
+/* Inputs that are linked, not compiled. */
+static int is_link_input(const char *path)
+{
+    static const char *const ext[] = {"o", "obj", "a", "lib", "so", "dylib", "dll", "res", "lo"};
+    const char *e = path_extension(path);
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+        if (strcmp(e, ext[i]) == 0)
+            return 1;
+    return strstr(path_basename(path), ".so.") != NULL;
+}
+
+/* Paths that build systems use for compiler probes: CMake's compiler identification and
+ * try_compile (CMakeFiles/<ver>/CompilerIdCUDA, CMakeFiles/CMakeScratch/TryCompile-*,
+ * CMakeFiles/CMakeTmp, cmTC_* targets), meson's meson-private, autoconf's conftest. */
+static const char *probe_path_reason(const char *p)
+{
+    if (!p)
+        return NULL;
+    if (path_has_component(p, "CMakeScratch", 0) || path_has_component(p, "CMakeTmp", 0) ||
+        path_has_component(p, "CompilerId", 1) || path_has_component(p, "cmTC_", 1) ||
+        path_has_component(p, "TryCompile-", 1))
+        return "CMake compiler probe path";
+    if (path_has_component(p, "meson-private", 0))
+        return "meson probe path";
+    if (strncmp(path_basename(p), "conftest", 8) == 0)
+        return "autoconf probe path";
+    return NULL;
+}
+
+/* The key of source: resolved, relative to root. NULL when outside the root. */
+static char *source_key(const struct wrap_config *cfg, const char *source)
+{
+    struct strbuf lex = STRBUF_INIT, real = STRBUF_INIT;
+    path_absolute(cfg->cwd, source, &lex);
+    const char *rel = NULL;
+    if (plat_realpath(sb_str(&lex), &real) == 0)
+        rel = path_under(cfg->root, sb_str(&real));
+    if (!rel) /* missing, or a symlink inside the root pointing out of it */
+        rel = path_under(cfg->root, sb_str(&lex));
+    char *key = rel && *rel ? xstrdup(rel) : NULL;
+    sb_release(&lex);
+    sb_release(&real);
+    return key;
+}
+
+/* make-quoting of a depfile target, as gcc does for -MQ and for the default target. */
+static char *make_quote(const char *s)
+{
+    struct strbuf q = STRBUF_INIT;
+    for (const char *p = s; *p; p++) {
+        if (*p == ' ' || *p == '\t') {
+            for (const char *b = p; b > s && b[-1] == '\\'; b--)
+                sb_addc(&q, '\\');
+            sb_addc(&q, '\\');
+        } else if (*p == '$') {
+            sb_addc(&q, '$');
+        } else if (*p == '#') {
+            sb_addc(&q, '\\');
+        }
+        sb_addc(&q, *p);
+    }
+    return sb_detach(&q);
+}
+
+static char *default_depfile(const char *output)
+{
+    const char *base = path_basename(output);
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - output) : strlen(output);
+    struct strbuf d = STRBUF_INIT;
+    sb_add(&d, output, n);
+    sb_adds(&d, ".d");
+    return sb_detach(&d);
+}
+
+int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
+                  struct call *call, struct strbuf *err)
+{
+    memset(call, 0, sizeof *call);
+    call->seat = seat;
+    int rc = canon_argv(seat, cfg, argc, argv, &call->argv, err);
+    if (rc)
+        return rc;
+
+    const struct opt_table *t = seat_table(seat);
+    int info = 0, compile = 0, nontu = 0, depgen = 0, n_sources = 0, n_linked = 0;
+    const char *first_source = NULL, *probe = NULL, *depfile = NULL, *nontu_opt = NULL;
+    struct strvec targets = STRVEC_INIT;
+    char **a = sv_argv(&call->argv);
+    size_t n = call->argv.n;
+    for (size_t i = 0; i < n; i++) {
+        const char *arg = a[i];
+        if (arg[0] != '-' || !arg[1]) {
+            if (is_link_input(arg))
+                n_linked++;
+            else if (n_sources++ == 0)
+                first_source = arg;
+            if (!probe)
+                probe = probe_path_reason(arg);
+            continue;
+        }
+        const char *value;
+        const struct opt *o = opt_match(t, arg, &value);
+        if (!o)
+            continue;
+        if (o->flags & OPT_ARG && !value && !(o->flags & OPT_EQ_ONLY) && i + 1 < n)
+            value = a[++i];
+        if (o->flags & OPT_INFO)
+            info = 1;
+        if (o->flags & OPT_COMPILE)
+            compile = 1;
+        if (o->flags & OPT_NONTU) {
+            nontu = 1;
+            nontu_opt = o->name;
+        }
+        if (o->flags & OPT_DEPGEN)
+            depgen = 1;
+        if (o->flags & OPT_OUTPUT && value) {
+            free(call->output);
+            call->output = xstrdup(value);
+            if (!probe)
+                probe = probe_path_reason(value);
+        }
+        if (o->flags & OPT_DEPFILE)
+            depfile = value;
+        if (o->flags & OPT_DEPTARGET && value)
+            sv_push_owned(&targets, o->flags & OPT_DEPQUOTE ? make_quote(value) : xstrdup(value));
+    }
+
+    if (first_source)
+        call->source = xstrdup(first_source);
+    if (info || n == 0) {
+        call->kind = KIND_INFO;
+        call->reason = n ? "informational option" : "no arguments";
+    } else if (probe) {
+        call->kind = KIND_PROBE;
+        call->reason = probe;
+    } else if (!compile || nontu || n_sources != 1 || n_linked || !call->output) {
+        call->kind = KIND_OTHER;
+        call->reason = nontu ? nontu_opt
+                       : !compile ? "no compile-only phase (-c)"
+                       : n_sources != 1 ? (n_sources ? "several sources" : "no source")
+                       : n_linked ? "object or library inputs"
+                                  : "no output (-o)";
+    } else {
+        call->key = source_key(cfg, call->source);
+        if (!call->key) {
+            call->kind = KIND_PROBE;
+            call->reason = "source outside the project root";
+        } else {
+            call->kind = KIND_TU;
+            call->reason = "one source, compile-only, one output";
+        }
+    }
+
+    switch (call->kind) {
+    case KIND_INFO:
+    case KIND_PROBE:
+        call->action = ACTION_DIRECT;
+        break;
+    case KIND_OTHER:
+        call->action = ACTION_CACHE;
+        break;
+    case KIND_TU:
+        if (depgen) {
+            call->depfile = depfile ? xstrdup(depfile) : default_depfile(call->output);
+            if (targets.n == 0)
+                sv_push_owned(&targets, make_quote(call->output));
+            call->dep_targets = targets;
+            targets = (struct strvec)STRVEC_INIT;
+        }
+        if (cfg->phase == PHASE_SHARD && cfg->count > 0) {
+            call->owner = partition_owner(call->key, cfg->count);
+            call->action = call->owner == cfg->shard ? ACTION_CACHE : ACTION_STUB;
+        } else {
+            call->action = ACTION_CACHE;
+        }
+        break;
+    }
+    sv_clear(&targets);
+    return EXIT_OK;
+}
+
+void call_release(struct call *call)
+{
+    sv_clear(&call->argv);
+    sv_clear(&call->dep_targets);
+    free(call->source);
+    free(call->key);
+    free(call->output);
+    free(call->depfile);
+    memset(call, 0, sizeof *call);
+}

@@ -1,0 +1,50 @@
+/* journal: formatting and appending the per-call record (see journal.h).
+ * Fields: magic, wall time (us), pid, seat, phase, shard/N, kind, action, exit status,
+ * duration (us), owner, key, output. "-" stands for an absent key/output/owner. */
+#include "journal.h"
+#include "platform.h"
+
+#include <inttypes.h>
+
+static void add_escaped(struct strbuf *sb, const char *s)
+{
+    if (!s || !*s) {
+        sb_addc(sb, '-');
+        return;
+    }
+    for (; *s; s++) {
+        if (*s == '\t')
+            sb_adds(sb, "\\t");
+        else if (*s == '\n')
+            sb_adds(sb, "\\n");
+        else if (*s == '\\')
+            sb_adds(sb, "\\\\");
+        else
+            sb_addc(sb, *s);
+    }
+}
+
+void journal_format(const struct journal_rec *r, struct strbuf *out)
+{
+    sb_addf(out, JOURNAL_MAGIC "\t%" PRIu64 "\t%ld\t%s\t%s\t%d/%d\t%s\t%s\t%d\t%" PRIu64 "\t",
+            r->wall_us, r->pid, seat_name(r->seat), phase_name(r->phase), r->shard, r->count,
+            kind_name(r->kind), action_name(r->action), r->status, r->dur_us);
+    if (r->owner)
+        sb_addf(out, "%d", r->owner);
+    else
+        sb_addc(out, '-');
+    sb_addc(out, '\t');
+    add_escaped(out, r->key);
+    sb_addc(out, '\t');
+    add_escaped(out, r->output);
+    sb_addc(out, '\n');
+}
+
+int journal_append(const char *path, const struct journal_rec *rec)
+{
+    struct strbuf line = STRBUF_INIT;
+    journal_format(rec, &line);
+    int rc = plat_append_record(path, line.buf, line.len);
+    sb_release(&line);
+    return rc;
+}

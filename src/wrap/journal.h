@@ -1,0 +1,33 @@
+/* journal: one record per wrapper call, appended to $SHARDCC_JOURNAL with a single
+ * write(2) so that records from `ninja -j 64` never interleave. The format (one line,
+ * tab-separated, docs/journal.md) is read by the CLI's guards and reports. */
+#ifndef SHARDCC_JOURNAL_H
+#define SHARDCC_JOURNAL_H
+
+#include <stdint.h>
+
+#include "classify.h"
+
+#define JOURNAL_MAGIC "SCJ1"
+
+struct journal_rec {
+    uint64_t wall_us;
+    long pid;
+    enum seat seat;
+    enum phase phase;
+    int shard, count;
+    enum call_kind kind;
+    enum call_action action;
+    int status;
+    uint64_t dur_us;
+    int owner;
+    const char *key;    /* or NULL */
+    const char *output; /* or NULL */
+};
+
+/* Formats rec as one line (fields escaped: \t \n \\). */
+void journal_format(const struct journal_rec *rec, struct strbuf *out);
+/* Appends rec to path. 0 or an errno. */
+int journal_append(const char *path, const struct journal_rec *rec);
+
+#endif

@@ -1,0 +1,268 @@
+/* shardcc-wrap: the compiler seat. Exec'd once per compiler call (as shardcc-nvcc,
+ * shardcc-c++, shardcc-cc or, in a shadow CUDA_HOME, nvcc); reads its configuration from
+ * the SHARDCC_* variables `shardcc env` sets, classifies the call, then stubs it, runs it
+ * through ccache, or runs the real compiler directly; journals one record. libc only. */
+#include "classify.h"
+#include "journal.h"
+#include "path.h"
+#include "platform.h"
+#include "stub.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 8
+
+struct wrap {
+    enum seat seat;
+    const char *prog;        /* name for messages */
+    struct wrap_config cfg;
+    const char *real;        /* the real compiler */
+    const char *journal;     /* or NULL */
+    int depth;
+};
+
+static int fail(const struct wrap *w, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(const struct wrap *w, int code, const char *fmt, ...)
+{
+    struct strbuf m = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_addf(&m, "shardcc: %s seat: ", seat_name(w->seat));
+    sb_vaddf(&m, fmt, ap);
+    va_end(ap);
+    sb_addc(&m, '\n');
+    fputs(sb_str(&m), stderr);
+    sb_release(&m);
+    return code;
+}
+
+static int seat_from_name(const char *name, enum seat *seat)
+{
+    if (strncmp(name, "shardcc-", 8) == 0)
+        name += 8;
+    if (strcmp(name, "nvcc") == 0)
+        *seat = SEAT_NVCC;
+    else if (!strcmp(name, "c++") || !strcmp(name, "g++") || !strcmp(name, "clang++") ||
+             !strcmp(name, "cxx"))
+        *seat = SEAT_CXX;
+    else if (!strcmp(name, "cc") || !strcmp(name, "gcc") || !strcmp(name, "clang"))
+        *seat = SEAT_CC;
+    else
+        return -1;
+    return 0;
+}
+
+static const char *real_var(enum seat s)
+{
+    return s == SEAT_NVCC ? "SHARDCC_REAL_NVCC" : s == SEAT_CXX ? "SHARDCC_REAL_CXX"
+                                                                : "SHARDCC_REAL_CC";
+}
+
+/* The environment for a child: our variables' effects applied (NVCC_*_FLAGS removed
+ * when they were folded into argv), and the nesting depth raised. */
+static char **child_env(const struct wrap *w, int drop_nvcc_flags)
+{
+    struct strvec env = STRVEC_INIT;
+    for (char **e = plat_environ(); *e; e++) {
+        if (strncmp(*e, "SHARDCC_DEPTH=", 14) == 0)
+            continue;
+        if (drop_nvcc_flags && (strncmp(*e, "NVCC_PREPEND_FLAGS=", 19) == 0 ||
+                                strncmp(*e, "NVCC_APPEND_FLAGS=", 18) == 0))
+            continue;
+        sv_push(&env, *e);
+    }
+    struct strbuf d = STRBUF_INIT;
+    sb_addf(&d, "SHARDCC_DEPTH=%d", w->depth + 1);
+    sv_push_owned(&env, sb_detach(&d));
+    return sv_argv(&env); /* lives until exit */
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct strbuf ra = STRBUF_INIT, rb = STRBUF_INIT;
+    int same = plat_realpath(a, &ra) == 0 && plat_realpath(b, &rb) == 0 &&
+               strcmp(sb_str(&ra), sb_str(&rb)) == 0;
+    sb_release(&ra);
+    sb_release(&rb);
+    return same;
+}
+
+/* Checks that path is runnable and is not this wrapper. */
+static int check_tool(const struct wrap *w, const char *var, const char *path)
+{
+    if (!plat_is_executable(path))
+        return fail(w, EXIT_USAGE, "%s=\"%s\" is not an executable file", var, path);
+    struct strbuf self = STRBUF_INIT;
+    int loop = plat_self_exe(&self) == 0 && same_file(sb_str(&self), path);
+    sb_release(&self);
+    if (loop)
+        return fail(w, EXIT_USAGE,
+                    "%s=\"%s\" is this wrapper itself; point it at the real tool "
+                    "(eval \"$(shardcc env)\" sets it)",
+                    var, path);
+    return EXIT_OK;
+}
+
+static int load_config(struct wrap *w)
+{
+    struct wrap_config *c = &w->cfg;
+    const char *depth = getenv("SHARDCC_DEPTH");
+    w->depth = depth ? atoi(depth) : 0;
+    w->real = getenv(real_var(w->seat));
+    if (!w->real || !*w->real)
+        return fail(w, EXIT_USAGE, "%s is not set (run: eval \"$(shardcc env)\")",
+                    real_var(w->seat));
+    if (w->depth > 0)
+        return EXIT_OK; /* nested: only the real compiler is needed */
+
+    const char *root = getenv("SHARDCC_ROOT");
+    if (!root || !*root)
+        return fail(w, EXIT_USAGE, "SHARDCC_ROOT is not set (run: eval \"$(shardcc env)\")");
+    struct strbuf sb = STRBUF_INIT;
+    if (plat_realpath(root, &sb) != 0)
+        return fail(w, EXIT_USAGE, "SHARDCC_ROOT=\"%s\": %s", root, strerror(errno));
+    c->root = sb_detach(&sb);
+    if (plat_getcwd(&sb) != 0)
+        return fail(w, EXIT_IO, "cannot read the working directory: %s", strerror(errno));
+    c->cwd = sb_detach(&sb);
+
+    const char *phase = getenv("SHARDCC_PHASE");
+    const char *shard = getenv("SHARDCC_SHARD");
+    if (!phase || !*phase)
+        phase = shard && *shard ? "shard" : "off";
+    if (strcmp(phase, "shard") == 0) {
+        c->phase = PHASE_SHARD;
+        if (!shard || parse_shard_spec(shard, &c->shard, &c->count) != 0)
+            return fail(w, EXIT_USAGE,
+                        "SHARDCC_SHARD=\"%s\" is not a shard I/N with 1 <= I <= N (phase shard)",
+                        shard ? shard : "");
+    } else if (strcmp(phase, "link") == 0) {
+        c->phase = PHASE_LINK;
+    } else if (strcmp(phase, "off") == 0) {
+        c->phase = PHASE_OFF;
+    } else {
+        return fail(w, EXIT_USAGE, "SHARDCC_PHASE=\"%s\" is not one of shard, link, off", phase);
+    }
+    if (w->seat == SEAT_NVCC) {
+        c->prepend = getenv("NVCC_PREPEND_FLAGS");
+        c->append = getenv("NVCC_APPEND_FLAGS");
+    }
+    const char *j = getenv("SHARDCC_JOURNAL");
+    w->journal = j && *j ? j : NULL;
+    return EXIT_OK;
+}
+
+static int run_child(const struct wrap *w, const char *tool, char **argv, int drop_nvcc_flags)
+{
+    int st = plat_spawn_wait(tool, argv, child_env(w, drop_nvcc_flags));
+    if (st < 0)
+        return fail(w, EXIT_USAGE, "cannot run \"%s\": %s", tool, strerror(errno));
+    return st;
+}
+
+static int run_direct(const struct wrap *w, int argc, char **argv)
+{
+    struct strvec v = STRVEC_INIT;
+    sv_push(&v, w->real);
+    sv_pushv(&v, argv, (size_t)argc);
+    return run_child(w, w->real, sv_argv(&v), 0);
+}
+
+static int run_cached(const struct wrap *w, struct call *call)
+{
+    struct strbuf ccache = STRBUF_INIT;
+    const char *cc = getenv("SHARDCC_CCACHE");
+    if (cc && *cc) {
+        sb_adds(&ccache, cc);
+    } else if (plat_find_in_path("ccache", &ccache) != 0) {
+        return fail(w, EXIT_USAGE, "ccache was not found on PATH and SHARDCC_CCACHE is not set");
+    }
+    int rc = check_tool(w, "SHARDCC_CCACHE", sb_str(&ccache));
+    if (rc)
+        return rc;
+    struct strvec v = STRVEC_INIT;
+    sv_push(&v, sb_str(&ccache));
+    sv_push(&v, w->real);
+    sv_pushv(&v, call->argv.v, call->argv.n);
+    return run_child(w, sb_str(&ccache), sv_argv(&v), 1);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t t0 = plat_monotonic_us();
+    struct wrap w;
+    memset(&w, 0, sizeof w);
+    const char *name = path_basename(argv[0]);
+    int first = 1;
+    if (strcmp(name, "shardcc-wrap") == 0) {
+        if (argc < 2 || strncmp(argv[1], "--seat=", 7) != 0 ||
+            seat_from_name(argv[1] + 7, &w.seat) != 0) {
+            fprintf(stderr, "usage: shardcc-wrap --seat=nvcc|c++|cc COMPILER-ARGS...\n"
+                            "  (normally reached as shardcc-nvcc, shardcc-c++ or shardcc-cc)\n");
+            return EXIT_USAGE;
+        }
+        first = 2;
+    } else if (seat_from_name(name, &w.seat) != 0) {
+        fprintf(stderr, "shardcc: cannot tell the seat from the program name \"%s\" "
+                        "(expected shardcc-nvcc, shardcc-c++, shardcc-cc)\n", name);
+        return EXIT_USAGE;
+    }
+    int nargs = argc - first;
+    char **args = argv + first;
+
+    int rc = load_config(&w);
+    if (rc)
+        return rc;
+    rc = check_tool(&w, real_var(w.seat), w.real);
+    if (rc)
+        return rc;
+    if (w.depth > 0) {
+        /* A compiler we started calls a seat again (nvcc -ccbin shardcc-c++): be transparent. */
+        if (w.depth >= MAX_DEPTH)
+            return fail(&w, EXIT_USAGE, "the wrapper called itself %d levels deep; is %s a "
+                                        "script that calls the seat again?",
+                        w.depth, real_var(w.seat));
+        return run_direct(&w, nargs, args);
+    }
+
+    struct call call;
+    struct strbuf err = STRBUF_INIT;
+    rc = classify_call(w.seat, &w.cfg, nargs, args, &call, &err);
+    if (rc)
+        return fail(&w, rc, "%s", sb_str(&err));
+
+    int status;
+    switch (call.action) {
+    case ACTION_STUB:
+        status = stub_write(&call, &err);
+        if (status)
+            fail(&w, status, "%s", sb_str(&err));
+        break;
+    case ACTION_DIRECT:
+        status = run_direct(&w, nargs, args);
+        break;
+    case ACTION_CACHE:
+    default:
+        status = run_cached(&w, &call);
+        break;
+    }
+
+    if (w.journal) {
+        struct journal_rec r = {plat_wall_us(), plat_pid(), w.seat, w.cfg.phase, w.cfg.shard,
+                                w.cfg.count, call.kind, call.action, status,
+                                plat_monotonic_us() - t0, call.owner, call.key, call.output};
+        int e = journal_append(w.journal, &r);
+        if (e) {
+            fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal, strerror(e));
+            if (status == EXIT_OK)
+                status = EXIT_IO;
+        }
+    }
+    return status;
+}

@@ -1,0 +1,14 @@
+/* partition: which shard owns a translation unit.
+ * owner(key, N) = XXH64(key bytes, seed 0) mod N + 1, shards numbered 1..N. This function
+ * is part of shardcc's contract (shards and link jobs of different versions must agree):
+ * the test vectors in tests/unit/test_partition.c pin it and must never change silently. */
+#ifndef SHARDCC_PARTITION_H
+#define SHARDCC_PARTITION_H
+
+#include <stdint.h>
+
+uint64_t partition_hash(const char *key);
+/* 1..n for n >= 1. */
+int partition_owner(const char *key, int n);
+
+#endif

@@ -1,0 +1,39 @@
+/* stub: writing the stub object and its depfile (see stub.h). Owns no policy: the
+ * decision to stub is classify.c's. */
+#include "stub.h"
+#include "platform.h"
+#include "stub_elf.h"
+
+#include <string.h>
+
+void stub_depfile_text(const struct call *call, struct strbuf *out)
+{
+    for (size_t i = 0; i < call->dep_targets.n; i++) {
+        if (i)
+            sb_addc(out, ' ');
+        sb_adds(out, call->dep_targets.v[i]);
+    }
+    sb_adds(out, ":\n");
+}
+
+int stub_write(const struct call *call, struct strbuf *err)
+{
+    unsigned char obj[STUB_ELF_MAX];
+    size_t len = stub_elf_build(obj, stub_host_machine());
+    int e = plat_write_atomic(call->output, obj, len);
+    if (e) {
+        sb_addf(err, "cannot write stub object \"%s\": %s", call->output, strerror(e));
+        return EXIT_IO;
+    }
+    if (call->depfile) {
+        struct strbuf dep = STRBUF_INIT;
+        stub_depfile_text(call, &dep);
+        e = plat_write_atomic(call->depfile, dep.buf, dep.len);
+        sb_release(&dep);
+        if (e) {
+            sb_addf(err, "cannot write stub depfile \"%s\": %s", call->depfile, strerror(e));
+            return EXIT_IO;
+        }
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,82 @@
+/* stub_elf: builds the empty relocatable object byte by byte (no compiler call).
+ * Sections: null, .shstrtab, .strtab, .symtab (the null symbol only) and an empty
+ * .note.GNU-stack, so linkers neither warn about an executable stack nor need symbols. */
+#include "stub_elf.h"
+
+#include <elf.h>
+#include <string.h>
+
+int stub_host_machine(void)
+{
+#if defined(__x86_64__)
+    return EM_X86_64;
+#elif defined(__aarch64__)
+    return EM_AARCH64;
+#else
+#error "shardcc: stub objects are defined for x86-64 and aarch64 hosts only"
+#endif
+}
+
+static const char shstrtab[] = "\0.shstrtab\0.strtab\0.symtab\0.note.GNU-stack";
+enum { NAME_SHSTRTAB = 1, NAME_STRTAB = 11, NAME_SYMTAB = 19, NAME_GNUSTACK = 27 };
+
+static size_t align8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+size_t stub_elf_build(unsigned char *buf, int machine)
+{
+    memset(buf, 0, STUB_ELF_MAX);
+    size_t off_shstr = sizeof(Elf64_Ehdr);
+    size_t off_str = off_shstr + sizeof shstrtab;
+    size_t off_sym = align8(off_str + 1);
+    size_t off_sh = align8(off_sym + sizeof(Elf64_Sym));
+    size_t total = off_sh + 5 * sizeof(Elf64_Shdr);
+
+    Elf64_Ehdr eh;
+    memset(&eh, 0, sizeof eh);
+    memcpy(eh.e_ident, ELFMAG, SELFMAG);
+    eh.e_ident[EI_CLASS] = ELFCLASS64;
+    eh.e_ident[EI_DATA] = ELFDATA2LSB;
+    eh.e_ident[EI_VERSION] = EV_CURRENT;
+    eh.e_ident[EI_OSABI] = ELFOSABI_SYSV;
+    eh.e_type = ET_REL;
+    eh.e_machine = (Elf64_Half)machine;
+    eh.e_version = EV_CURRENT;
+    eh.e_shoff = off_sh;
+    eh.e_ehsize = sizeof(Elf64_Ehdr);
+    eh.e_shentsize = sizeof(Elf64_Shdr);
+    eh.e_shnum = 5;
+    eh.e_shstrndx = 1;
+    memcpy(buf, &eh, sizeof eh);
+    memcpy(buf + off_shstr, shstrtab, sizeof shstrtab);
+    /* .strtab is one NUL byte (already zero); the null symbol is all zeros. */
+
+    Elf64_Shdr sh[5];
+    memset(sh, 0, sizeof sh);
+    sh[1].sh_name = NAME_SHSTRTAB;
+    sh[1].sh_type = SHT_STRTAB;
+    sh[1].sh_offset = off_shstr;
+    sh[1].sh_size = sizeof shstrtab;
+    sh[1].sh_addralign = 1;
+    sh[2].sh_name = NAME_STRTAB;
+    sh[2].sh_type = SHT_STRTAB;
+    sh[2].sh_offset = off_str;
+    sh[2].sh_size = 1;
+    sh[2].sh_addralign = 1;
+    sh[3].sh_name = NAME_SYMTAB;
+    sh[3].sh_type = SHT_SYMTAB;
+    sh[3].sh_offset = off_sym;
+    sh[3].sh_size = sizeof(Elf64_Sym);
+    sh[3].sh_link = 2;
+    sh[3].sh_info = 1;
+    sh[3].sh_addralign = 8;
+    sh[3].sh_entsize = sizeof(Elf64_Sym);
+    sh[4].sh_name = NAME_GNUSTACK;
+    sh[4].sh_type = SHT_PROGBITS;
+    sh[4].sh_offset = off_sh;
+    sh[4].sh_addralign = 1;
+    memcpy(buf + off_sh, sh, sizeof sh);
+    return total;
+}

@@ -1,0 +1,100 @@
+/* Unit tests: classify_call in process (the wide coverage is the data table in
+ * tests/classify/cases.txt, run through `shardcc classify`). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "classify.h"
+
+static struct wrap_config cfg(enum phase ph, int i, int n)
+{
+    struct wrap_config c = {ph, i, n, "/nonexistent-root", "/nonexistent-root/build", NULL, NULL};
+    return c;
+}
+
+static void test_tu_owned_and_stubbed(void **state)
+{
+    (void)state;
+    char *argv[] = {"-MD", "-MF", "a.o.d", "-c", "../src/a.cu", "-o", "a.o"};
+    struct call c;
+    struct strbuf err = STRBUF_INIT;
+    int owners[3] = {0, 0, 0};
+    for (int i = 1; i <= 3; i++) {
+        struct wrap_config k = cfg(PHASE_SHARD, i, 3);
+        assert_int_equal(classify_call(SEAT_NVCC, &k, 7, argv, &c, &err), 0);
+        assert_int_equal(c.kind, KIND_TU);
+        assert_string_equal(c.key, "src/a.cu");
+        assert_string_equal(c.depfile, "a.o.d");
+        owners[i - 1] = c.action == ACTION_CACHE;
+        assert_int_equal(c.owner, c.owner >= 1 && c.owner <= 3 ? c.owner : -1);
+        call_release(&c);
+    }
+    assert_int_equal(owners[0] + owners[1] + owners[2], 1); /* exactly one owner */
+    struct wrap_config link = cfg(PHASE_LINK, 0, 0);
+    assert_int_equal(classify_call(SEAT_NVCC, &link, 7, argv, &c, &err), 0);
+    assert_int_equal(c.action, ACTION_CACHE);
+    assert_int_equal(c.owner, 0);
+    call_release(&c);
+    sb_release(&err);
+}
+
+static void test_folded_env_flags(void **state)
+{
+    (void)state;
+    struct wrap_config k = cfg(PHASE_LINK, 0, 0);
+    k.prepend = "--threads 4";
+    k.append = "-diag-suppress 177";
+    char *argv[] = {"-c", "x.cu", "-o", "x.o"};
+    struct call c;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(classify_call(SEAT_NVCC, &k, 4, argv, &c, &err), 0);
+    assert_int_equal(c.argv.n, 8);
+    assert_string_equal(c.argv.v[0], "--threads");
+    assert_string_equal(c.argv.v[7], "177");
+    call_release(&c);
+    /* the host seat ignores NVCC_* flags */
+    assert_int_equal(classify_call(SEAT_CXX, &k, 4, argv, &c, &err), 0);
+    assert_int_equal(c.argv.n, 4);
+    call_release(&c);
+    sb_release(&err);
+}
+
+static void test_default_depfile(void **state)
+{
+    (void)state;
+    struct wrap_config k = cfg(PHASE_SHARD, 1, 1);
+    char *argv[] = {"-MMD", "-c", "x.cpp", "-o", "obj dir/x.o"};
+    struct call c;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(classify_call(SEAT_CXX, &k, 5, argv, &c, &err), 0);
+    assert_string_equal(c.depfile, "obj dir/x.d");
+    assert_string_equal(c.dep_targets.v[0], "obj\\ dir/x.o");
+    call_release(&c);
+    sb_release(&err);
+}
+
+static void test_shard_spec(void **state)
+{
+    (void)state;
+    int i, n;
+    assert_int_equal(parse_shard_spec("2/4", &i, &n), 0);
+    assert_int_equal(i, 2);
+    assert_int_equal(n, 4);
+    const char *bad[] = {"0/4", "5/4", "2/", "/4", "2/4x", "a/b", "1/1000001", "", "2 /4", "-1/4"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        assert_int_not_equal(parse_shard_spec(bad[k], &i, &n), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tu_owned_and_stubbed),
+        cmocka_unit_test(test_folded_env_flags),
+        cmocka_unit_test(test_default_depfile),
+        cmocka_unit_test(test_shard_spec),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
