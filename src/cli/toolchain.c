@@ -62,13 +62,21 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
     const char *cx[] = {cxx, getenv("SHARDCC_REAL_CXX"), getenv("CXX"), "c++", "g++", "clang++"};
     const char *c[] = {cc, getenv("SHARDCC_REAL_CC"), getenv("CC"), "cc", "gcc", "clang"};
     const char *ca[] = {ccache, getenv("SHARDCC_CCACHE"), "ccache"};
+    const char *given[] = {nvcc, cxx, cc, ccache};
+    const char *flag[] = {"--real-nvcc", "--real-cxx", "--real-cc", "--ccache"};
+    for (size_t i = 0; i < 4; i++) {
+        if (given[i] && !first_real(&given[i], 1)) {
+            sb_release(&home);
+            fprintf(stderr, "shardcc: %s \"%s\" is not an executable file (or is a shardcc seat)\n",
+                    flag[i], given[i]);
+            return 2;
+        }
+    }
     tc->nvcc = first_real(nv, sizeof nv / sizeof nv[0]);
     tc->cxx = first_real(cx, sizeof cx / sizeof cx[0]);
     tc->cc = first_real(c, sizeof c / sizeof c[0]);
     tc->ccache = first_real(ca, sizeof ca / sizeof ca[0]);
     sb_release(&home);
-    if (nvcc && !tc->nvcc)
-        return fprintf(stderr, "shardcc: --real-nvcc \"%s\" is not an executable file\n", nvcc), 2;
     if (!tc->nvcc)
         return fprintf(stderr, "shardcc: no real nvcc found (looked at SHARDCC_REAL_NVCC, "
                                "CUDACXX, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin); "

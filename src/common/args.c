@@ -6,6 +6,8 @@
 
 int args_value(struct args *a, const char *name, const char **value)
 {
+    if (a->error || a->i >= a->argc)
+        return 0;
     const char *arg = a->argv[a->i];
     size_t n = strlen(name);
     if (strncmp(arg, name, n) != 0)
@@ -30,6 +32,8 @@ int args_value(struct args *a, const char *name, const char **value)
 
 int args_flag(struct args *a, const char *name)
 {
+    if (a->error || a->i >= a->argc)
+        return 0;
     if (strcmp(a->argv[a->i], name) != 0)
         return 0;
     a->i++;

@@ -74,19 +74,24 @@ static int is_link_input(const char *path)
 /* Paths that build systems use for compiler probes: CMake's compiler identification and
  * try_compile (CMakeFiles/<ver>/CompilerIdCUDA, CMakeFiles/CMakeScratch/TryCompile-*,
  * CMakeFiles/CMakeTmp, cmTC_* targets), meson's meson-private, autoconf's conftest. */
-static const char *probe_path_reason(const char *p)
+static const char *probe_path_reason(const struct wrap_config *cfg, const char *arg)
 {
+    struct strbuf abs = STRBUF_INIT;
+    path_absolute(cfg->cwd, arg, &abs);
+    const char *p = path_under(cfg->root, sb_str(&abs)); /* the root's own name never counts */
     if (!p)
-        return NULL;
+        p = sb_str(&abs);
+    const char *why = NULL;
     if (path_has_component(p, "CMakeScratch", 0) || path_has_component(p, "CMakeTmp", 0) ||
         path_has_component(p, "CompilerId", 1) || path_has_component(p, "cmTC_", 1) ||
         path_has_component(p, "TryCompile-", 1))
-        return "CMake compiler probe path";
-    if (path_has_component(p, "meson-private", 0))
-        return "meson probe path";
-    if (strncmp(path_basename(p), "conftest", 8) == 0)
-        return "autoconf probe path";
-    return NULL;
+        why = "CMake compiler probe path";
+    else if (path_has_component(p, "meson-private", 0))
+        why = "meson probe path";
+    else if (strncmp(path_basename(p), "conftest", 8) == 0)
+        why = "autoconf probe path";
+    sb_release(&abs);
+    return why;
 }
 
 /* The key of source: resolved, relative to root. NULL when outside the root. */
@@ -158,7 +163,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             else if (n_sources++ == 0)
                 first_source = arg;
             if (!probe)
-                probe = probe_path_reason(arg);
+                probe = probe_path_reason(cfg, arg);
             continue;
         }
         const char *value;
@@ -181,7 +186,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             free(call->output);
             call->output = xstrdup(value);
             if (!probe)
-                probe = probe_path_reason(value);
+                probe = probe_path_reason(cfg, value);
         }
         if (o->flags & OPT_DEPFILE)
             depfile = value;

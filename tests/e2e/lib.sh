@@ -1,0 +1,67 @@
+# lib.sh: shared helpers for the end-to-end suites (sourced). Each suite runs against the
+# real nvcc, ccache, gcc, CMake and Ninja of the machine, in a fresh temporary directory.
+set -euo pipefail
+
+: "${SHARDCC_BIN:?SHARDCC_BIN must name the directory holding shardcc and its seats}"
+: "${SHARDCC_SRC:?SHARDCC_SRC must name the source tree}"
+export PATH="$SHARDCC_BIN:$PATH"
+# A clean slate: nothing from the caller's shell may steer the seats.
+unset SHARDCC_ROOT SHARDCC_PHASE SHARDCC_SHARD SHARDCC_JOURNAL SHARDCC_DEPTH NVCC_PREPEND_FLAGS \
+      NVCC_APPEND_FLAGS CUDACXX PYTORCH_NVCC CCACHE_DIR || true
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/shardcc-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+CHECKS=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+ok() {
+    CHECKS=$((CHECKS + 1))
+    echo "ok $CHECKS - $*"
+}
+
+expect_eq() { # expect_eq WHAT GOT WANT
+    [ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"
+    ok "$1 = $3"
+}
+
+# Runs a command that must fail with a given status and a message containing a text.
+expect_fail() { # expect_fail STATUS TEXT CMD...
+    local want=$1 text=$2
+    shift 2
+    local rc=0
+    "$@" >"$T/.out" 2>"$T/.err" || rc=$?
+    [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want; stderr: $(cat "$T/.err")"
+    grep -qF -- "$text" "$T/.err" || fail "'$*' stderr lacks '$text': $(cat "$T/.err")"
+    ok "exit $want, '$text': $*"
+}
+
+# A copy of a binary file with nvcc's per-run temporary names masked (FIELD-NOTES.md).
+mask_tmpxft() { # mask_tmpxft IN OUT
+    perl -0777 -pe 's/tmpxft_[0-9a-f]{8}_[0-9a-f]{8}/tmpxft_XXXXXXXX_XXXXXXXX/g' <"$1" >"$2"
+}
+
+same_masked() { # same_masked WHAT A B
+    mask_tmpxft "$2" "$T/.a"
+    mask_tmpxft "$3" "$T/.b"
+    cmp -s "$T/.a" "$T/.b" || fail "$1: $2 and $3 differ beyond nvcc's temp names"
+    ok "$1: same up to nvcc's temp names"
+}
+
+# Number of journal records whose fields match: journal_count FILE kind action [status]
+journal_count() {
+    awk -F'\t' -v k="$2" -v a="$3" -v s="${4:-}" \
+        '$1 == "SCJ1" && $7 == k && $8 == a && (s == "" || $9 == s) {n++} END {print n + 0}' "$1"
+}
+
+# ccache's counters for the calls logged in a stats log: statslog_count FILE COUNTER
+statslog_count() {
+    grep -cx "$2" "$1" || true
+}
+
+summary() {
+    echo "# $CHECKS checks passed"
+}

@@ -1,0 +1,50 @@
+# Every way the wrapper can be misconfigured is a clear error with the documented status
+# (2 usage/config, 4 I/O), never a hang or a silent fallback.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+mkdir -p src build
+printf '__global__ void k(void) {}\n' >src/a.cu
+eval "$(shardcc env --root . --shard 2/2)" # src/a.cu is owned by shard 2 of 2
+cd build
+
+# recursion: the real-compiler variable points back at the seat
+SHARDCC_REAL_NVCC="$SHARDCC_BIN/shardcc-nvcc" expect_fail 2 "is this wrapper itself" \
+    timeout 20 shardcc-nvcc -c ../src/a.cu -o a.o
+# recursion through a script that calls the seat again
+printf '#!/bin/sh\nexec "%s/shardcc-nvcc" "$@"\n' "$SHARDCC_BIN" >loop-nvcc && chmod +x loop-nvcc
+SHARDCC_REAL_NVCC="$PWD/loop-nvcc" expect_fail 2 "levels deep" timeout 20 shardcc-nvcc -c ../src/a.cu -o a.o
+# ccache pointing at the seat
+SHARDCC_CCACHE="$SHARDCC_BIN/shardcc-nvcc" expect_fail 2 "is this wrapper itself" \
+    timeout 20 shardcc-nvcc -c ../src/a.cu -o a.o
+# missing tools
+SHARDCC_REAL_NVCC=/nonexistent/nvcc expect_fail 2 '/nonexistent/nvcc' shardcc-nvcc -c ../src/a.cu -o a.o
+SHARDCC_CCACHE=/nonexistent/ccache expect_fail 2 '/nonexistent/ccache' shardcc-nvcc -c ../src/a.cu -o a.o
+expect_fail 2 "ccache was not found" env -u SHARDCC_CCACHE PATH="$SHARDCC_BIN:/nonexistent" \
+    "$SHARDCC_BIN/shardcc-nvcc" -c ../src/a.cu -o a.o
+expect_fail 2 "SHARDCC_REAL_NVCC is not set" env -u SHARDCC_REAL_NVCC shardcc-nvcc -c ../src/a.cu -o a.o
+expect_fail 2 "SHARDCC_ROOT is not set" env -u SHARDCC_ROOT shardcc-nvcc -c ../src/a.cu -o a.o
+SHARDCC_ROOT=/nonexistent/root expect_fail 2 "/nonexistent/root" shardcc-nvcc -c ../src/a.cu -o a.o
+# garbage in SHARDCC_* values
+SHARDCC_SHARD=3/2 expect_fail 2 'SHARDCC_SHARD="3/2"' shardcc-nvcc -c ../src/a.cu -o a.o
+SHARDCC_SHARD=$'1/2\nrm -rf /' expect_fail 2 "SHARDCC_SHARD" shardcc-nvcc -c ../src/a.cu -o a.o
+SHARDCC_PHASE=sometimes expect_fail 2 'SHARDCC_PHASE="sometimes"' shardcc-nvcc -c ../src/a.cu -o a.o
+# an options file that is missing or includes itself
+expect_fail 2 'cannot read options file "missing.rsp"' shardcc-nvcc --options-file missing.rsp -c ../src/a.cu -o a.o
+printf -- '-DX --options-file self.rsp\n' >self.rsp
+expect_fail 2 "nests deeper" shardcc-nvcc --options-file self.rsp -c ../src/a.cu -o a.o
+# the journal cannot be written: the compile's success does not hide it
+SHARDCC_JOURNAL=/nonexistent/dir/journal.tsv expect_fail 4 "/nonexistent/dir/journal.tsv" \
+    shardcc-nvcc -c ../src/a.cu -o a.o
+# an unknown program name and a bare shardcc-wrap
+ln -sf "$SHARDCC_BIN/shardcc-wrap" weird-name
+expect_fail 2 'cannot tell the seat from the program name "weird-name"' ./weird-name -c x.cu
+expect_fail 2 "usage: shardcc-wrap --seat=" shardcc-wrap -c x.cu
+shardcc-wrap --seat=nvcc --version >/dev/null && ok "shardcc-wrap --seat=nvcc works"
+# the CLI's own usage errors
+expect_fail 2 'unknown command "frobnicate"' shardcc frobnicate
+expect_fail 2 '--shard "0/4"' shardcc env --shard 0/4
+expect_fail 2 '--format "xml"' shardcc env --format xml
+expect_fail 2 'unknown option "--bogus"' shardcc classify --bogus -- nvcc -c a.cu -o a.o
+expect_fail 2 'option --root needs a value' shardcc classify --root
+expect_fail 2 '--real-nvcc "/nonexistent/nvcc"' shardcc env --real-nvcc /nonexistent/nvcc
+summary
