@@ -65,7 +65,9 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
     const char *given[] = {nvcc, cxx, cc, ccache};
     const char *flag[] = {"--real-nvcc", "--real-cxx", "--real-cc", "--ccache"};
     for (size_t i = 0; i < 4; i++) {
-        if (given[i] && !first_real(&given[i], 1)) {
+        char *r = given[i] ? first_real(&given[i], 1) : NULL;
+        free(r);
+        if (given[i] && !r) {
             sb_release(&home);
             fprintf(stderr, "shardcc: %s \"%s\" is not an executable file (or is a shardcc seat)\n",
                     flag[i], given[i]);
