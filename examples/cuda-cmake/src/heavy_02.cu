@@ -1,0 +1,51 @@
+#include "kern/ops.cuh"
+
+/* Heavy TU: every block size, radius and tile for int and long and four register-tiled GEMMs
+ * per type (about 5x the compile time of a light TU). */
+extern "C" void kern_heavy_02_launch_all(const void *in, void *out, int n)
+{
+    {
+        const int *x = static_cast<const int *>(in);
+        int *y = static_cast<int *>(out);
+        kern::launch_gemm<int, 4, 4, 8>(x, x, y, n);
+        kern::launch_gemm<int, 8, 4, 8>(x, x, y, n);
+        kern::launch_gemm<int, 4, 8, 16>(x, x, y, n);
+        kern::launch_gemm<int, 8, 8, 8>(x, x, y, n);
+        kern::launch_reduce<int, 64>(x, y, n);
+        kern::launch_reduce<int, 128>(x, y, n);
+        kern::launch_reduce<int, 256>(x, y, n);
+        kern::launch_reduce<int, 512>(x, y, n);
+        kern::launch_stencil<int, 1>(x, y, n);
+        kern::launch_stencil<int, 2>(x, y, n);
+        kern::launch_stencil<int, 3>(x, y, n);
+        kern::launch_stencil<int, 4>(x, y, n);
+        kern::launch_stencil<int, 5>(x, y, n);
+        kern::launch_stencil<int, 6>(x, y, n);
+        kern::launch_transpose<int, 8>(x, y, n, n);
+        kern::launch_transpose<int, 16>(x, y, n, n);
+        kern::launch_transpose<int, 32>(x, y, n, n);
+    }
+    {
+        const long *x = static_cast<const long *>(in);
+        long *y = static_cast<long *>(out);
+        kern::launch_gemm<long, 4, 4, 8>(x, x, y, n);
+        kern::launch_gemm<long, 8, 4, 8>(x, x, y, n);
+        kern::launch_gemm<long, 4, 8, 16>(x, x, y, n);
+        kern::launch_gemm<long, 8, 8, 8>(x, x, y, n);
+        kern::launch_reduce<long, 64>(x, y, n);
+        kern::launch_reduce<long, 128>(x, y, n);
+        kern::launch_reduce<long, 256>(x, y, n);
+        kern::launch_reduce<long, 512>(x, y, n);
+        kern::launch_stencil<long, 1>(x, y, n);
+        kern::launch_stencil<long, 2>(x, y, n);
+        kern::launch_stencil<long, 3>(x, y, n);
+        kern::launch_stencil<long, 4>(x, y, n);
+        kern::launch_stencil<long, 5>(x, y, n);
+        kern::launch_stencil<long, 6>(x, y, n);
+        kern::launch_transpose<long, 8>(x, y, n, n);
+        kern::launch_transpose<long, 16>(x, y, n, n);
+        kern::launch_transpose<long, 32>(x, y, n, n);
+    }
+}
+
+KERN_ENTRY(heavy_02) { return KERN_BLOCK * 2; }

@@ -1,0 +1,51 @@
+#include "kern/ops.cuh"
+
+/* Heavy TU: every block size, radius and tile for double and unsigned and four register-tiled GEMMs
+ * per type (about 5x the compile time of a light TU). */
+extern "C" void kern_heavy_03_launch_all(const void *in, void *out, int n)
+{
+    {
+        const double *x = static_cast<const double *>(in);
+        double *y = static_cast<double *>(out);
+        kern::launch_gemm<double, 4, 4, 8>(x, x, y, n);
+        kern::launch_gemm<double, 8, 4, 8>(x, x, y, n);
+        kern::launch_gemm<double, 4, 8, 16>(x, x, y, n);
+        kern::launch_gemm<double, 8, 8, 8>(x, x, y, n);
+        kern::launch_reduce<double, 64>(x, y, n);
+        kern::launch_reduce<double, 128>(x, y, n);
+        kern::launch_reduce<double, 256>(x, y, n);
+        kern::launch_reduce<double, 512>(x, y, n);
+        kern::launch_stencil<double, 1>(x, y, n);
+        kern::launch_stencil<double, 2>(x, y, n);
+        kern::launch_stencil<double, 3>(x, y, n);
+        kern::launch_stencil<double, 4>(x, y, n);
+        kern::launch_stencil<double, 5>(x, y, n);
+        kern::launch_stencil<double, 6>(x, y, n);
+        kern::launch_transpose<double, 8>(x, y, n, n);
+        kern::launch_transpose<double, 16>(x, y, n, n);
+        kern::launch_transpose<double, 32>(x, y, n, n);
+    }
+    {
+        const unsigned *x = static_cast<const unsigned *>(in);
+        unsigned *y = static_cast<unsigned *>(out);
+        kern::launch_gemm<unsigned, 4, 4, 8>(x, x, y, n);
+        kern::launch_gemm<unsigned, 8, 4, 8>(x, x, y, n);
+        kern::launch_gemm<unsigned, 4, 8, 16>(x, x, y, n);
+        kern::launch_gemm<unsigned, 8, 8, 8>(x, x, y, n);
+        kern::launch_reduce<unsigned, 64>(x, y, n);
+        kern::launch_reduce<unsigned, 128>(x, y, n);
+        kern::launch_reduce<unsigned, 256>(x, y, n);
+        kern::launch_reduce<unsigned, 512>(x, y, n);
+        kern::launch_stencil<unsigned, 1>(x, y, n);
+        kern::launch_stencil<unsigned, 2>(x, y, n);
+        kern::launch_stencil<unsigned, 3>(x, y, n);
+        kern::launch_stencil<unsigned, 4>(x, y, n);
+        kern::launch_stencil<unsigned, 5>(x, y, n);
+        kern::launch_stencil<unsigned, 6>(x, y, n);
+        kern::launch_transpose<unsigned, 8>(x, y, n, n);
+        kern::launch_transpose<unsigned, 16>(x, y, n, n);
+        kern::launch_transpose<unsigned, 32>(x, y, n, n);
+    }
+}
+
+KERN_ENTRY(heavy_03) { return KERN_BLOCK * 2; }

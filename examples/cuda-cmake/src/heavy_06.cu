@@ -1,0 +1,51 @@
+#include "kern/ops.cuh"
+
+/* Heavy TU: every block size, radius and tile for unsigned and float and four register-tiled GEMMs
+ * per type (about 5x the compile time of a light TU). */
+extern "C" void kern_heavy_06_launch_all(const void *in, void *out, int n)
+{
+    {
+        const unsigned *x = static_cast<const unsigned *>(in);
+        unsigned *y = static_cast<unsigned *>(out);
+        kern::launch_gemm<unsigned, 4, 4, 8>(x, x, y, n);
+        kern::launch_gemm<unsigned, 8, 4, 8>(x, x, y, n);
+        kern::launch_gemm<unsigned, 4, 8, 16>(x, x, y, n);
+        kern::launch_gemm<unsigned, 8, 8, 8>(x, x, y, n);
+        kern::launch_reduce<unsigned, 64>(x, y, n);
+        kern::launch_reduce<unsigned, 128>(x, y, n);
+        kern::launch_reduce<unsigned, 256>(x, y, n);
+        kern::launch_reduce<unsigned, 512>(x, y, n);
+        kern::launch_stencil<unsigned, 1>(x, y, n);
+        kern::launch_stencil<unsigned, 2>(x, y, n);
+        kern::launch_stencil<unsigned, 3>(x, y, n);
+        kern::launch_stencil<unsigned, 4>(x, y, n);
+        kern::launch_stencil<unsigned, 5>(x, y, n);
+        kern::launch_stencil<unsigned, 6>(x, y, n);
+        kern::launch_transpose<unsigned, 8>(x, y, n, n);
+        kern::launch_transpose<unsigned, 16>(x, y, n, n);
+        kern::launch_transpose<unsigned, 32>(x, y, n, n);
+    }
+    {
+        const float *x = static_cast<const float *>(in);
+        float *y = static_cast<float *>(out);
+        kern::launch_gemm<float, 4, 4, 8>(x, x, y, n);
+        kern::launch_gemm<float, 8, 4, 8>(x, x, y, n);
+        kern::launch_gemm<float, 4, 8, 16>(x, x, y, n);
+        kern::launch_gemm<float, 8, 8, 8>(x, x, y, n);
+        kern::launch_reduce<float, 64>(x, y, n);
+        kern::launch_reduce<float, 128>(x, y, n);
+        kern::launch_reduce<float, 256>(x, y, n);
+        kern::launch_reduce<float, 512>(x, y, n);
+        kern::launch_stencil<float, 1>(x, y, n);
+        kern::launch_stencil<float, 2>(x, y, n);
+        kern::launch_stencil<float, 3>(x, y, n);
+        kern::launch_stencil<float, 4>(x, y, n);
+        kern::launch_stencil<float, 5>(x, y, n);
+        kern::launch_stencil<float, 6>(x, y, n);
+        kern::launch_transpose<float, 8>(x, y, n, n);
+        kern::launch_transpose<float, 16>(x, y, n, n);
+        kern::launch_transpose<float, 32>(x, y, n, n);
+    }
+}
+
+KERN_ENTRY(heavy_06) { return KERN_BLOCK * 2; }

@@ -1,0 +1,13 @@
+#include "kern/ops.cuh"
+
+/* Light TU: one reduce, one stencil and one transpose instantiation for unsigned. */
+extern "C" void kern_light_10_unsigned_launch_all(const void *in, void *out, int n)
+{
+    const unsigned *x = static_cast<const unsigned *>(in);
+    unsigned *y = static_cast<unsigned *>(out);
+    kern::launch_reduce<unsigned, 64>(x, y, n);
+    kern::launch_stencil<unsigned, 1>(x, y, n);
+    kern::launch_transpose<unsigned, 8>(x, y, n, n);
+}
+
+KERN_ENTRY(light_10_unsigned) { return KERN_BLOCK; }

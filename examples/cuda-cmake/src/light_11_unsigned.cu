@@ -1,0 +1,13 @@
+#include "kern/ops.cuh"
+
+/* Light TU: one reduce, one stencil and one transpose instantiation for unsigned. */
+extern "C" void kern_light_11_unsigned_launch_all(const void *in, void *out, int n)
+{
+    const unsigned *x = static_cast<const unsigned *>(in);
+    unsigned *y = static_cast<unsigned *>(out);
+    kern::launch_reduce<unsigned, 128>(x, y, n);
+    kern::launch_stencil<unsigned, 2>(x, y, n);
+    kern::launch_transpose<unsigned, 16>(x, y, n, n);
+}
+
+KERN_ENTRY(light_11_unsigned) { return KERN_BLOCK; }
