@@ -1,13 +1,17 @@
-/* spawn_loop: runs a program K times (posix_spawn + waitpid, one after the other) and
- * prints the mean wall-clock nanoseconds per call on stdout. libc only.
+/* spawn_loop: runs a program K times (posix_spawn + waitpid, one call after the other)
+ * and prints the mean wall-clock nanoseconds per call (CLOCK_MONOTONIC) on stdout.
+ * libc only.
  *
- *   spawn_loop K PATH [ARG...]
+ *   spawn_loop [-u FILE]... K PATH [ARG...]
  *
  * PATH is spawned as given (no PATH search) and is also the child's argv[0], so a seat
  * symlink such as .../shardcc-nvcc keeps its name. The child inherits this process's
- * environment, standard streams and working directory. Any child that cannot be started,
- * exits non-zero or dies from a signal stops the loop with exit status 1: a timing of
- * failing calls would be a timing of the wrong thing. */
+ * environment, standard streams and working directory. Each -u FILE is unlinked before
+ * every call, outside the timed interval (a missing FILE is fine): the call then finds
+ * no output from the previous one, as in a clean build. Only the spawn-to-reaped
+ * interval of each call is timed. Any child that cannot be started, exits non-zero or
+ * dies from a signal stops the loop with exit status 1: a timing of failing calls would
+ * be a timing of the wrong thing. Usage errors exit 2. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +22,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+#define MAX_UNLINK 16
 
 extern char **environ;
 
@@ -28,24 +35,45 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static int usage(void)
+{
+    fprintf(stderr, "usage: spawn_loop [-u FILE]... K PATH [ARG...]\n");
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: spawn_loop K PATH [ARG...]\n");
-        return 2;
+    const char *unlink_files[MAX_UNLINK];
+    int nunlink = 0;
+    int i = 1;
+    while (i < argc && strcmp(argv[i], "-u") == 0) {
+        if (i + 1 >= argc || nunlink == MAX_UNLINK)
+            return usage();
+        unlink_files[nunlink++] = argv[i + 1];
+        i += 2;
     }
+    if (argc - i < 2)
+        return usage();
     char *end;
     errno = 0;
-    long k = strtol(argv[1], &end, 10);
+    long k = strtol(argv[i], &end, 10);
     if (errno || *end || k < 1) {
-        fprintf(stderr, "spawn_loop: K=\"%s\" is not a positive count\n", argv[1]);
+        fprintf(stderr, "spawn_loop: K=\"%s\" is not a positive count\n", argv[i]);
         return 2;
     }
-    char *path = argv[2];
-    char **child_argv = argv + 2;
+    char *path = argv[i + 1];
+    char **child_argv = argv + i + 1;
 
-    uint64_t t0 = now_ns();
-    for (long i = 0; i < k; i++) {
+    uint64_t total = 0;
+    for (long n = 0; n < k; n++) {
+        for (int u = 0; u < nunlink; u++) {
+            if (unlink(unlink_files[u]) != 0 && errno != ENOENT) {
+                fprintf(stderr, "spawn_loop: cannot remove \"%s\": %s\n", unlink_files[u],
+                        strerror(errno));
+                return 1;
+            }
+        }
+        uint64_t t0 = now_ns();
         pid_t pid;
         int rc = posix_spawn(&pid, path, NULL, NULL, child_argv, environ);
         if (rc != 0) {
@@ -59,14 +87,14 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
+        total += now_ns() - t0;
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-            fprintf(stderr, "spawn_loop: call %ld of \"%s\" failed (%s %d)\n", i + 1, path,
+            fprintf(stderr, "spawn_loop: call %ld of \"%s\" failed (%s %d)\n", n + 1, path,
                     WIFEXITED(st) ? "exit status" : "signal",
                     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
             return 1;
         }
     }
-    uint64_t t1 = now_ns();
-    printf("%" PRIu64 "\n", (t1 - t0) / (uint64_t)k);
+    printf("%" PRIu64 "\n", total / (uint64_t)k);
     return 0;
 }

@@ -17,6 +17,7 @@ static const char usage[] =
     "\n"
     "Prints what the seat wrapper does with the call `COMPILER ARGS...` run from the current\n"
     "directory, as one JSON object:\n"
+    "  seat     nvcc | c++ | cc\n"
     "  kind     tu | probe | info | other\n"
     "  action   cache (ccache + real compiler) | stub | direct (real compiler, no cache)\n"
     "  reason   why this kind\n"

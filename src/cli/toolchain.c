@@ -104,7 +104,8 @@ void toolchain_release(struct toolchain *tc)
     memset(tc, 0, sizeof *tc);
 }
 
-/* Feeds "<label>\0<size>\0<bytes>" of path into st; a missing file feeds "<label>\0missing". */
+/* Feeds "<label>\0" and then the bytes of path into st, or "<label>\0missing" when the file
+ * cannot be opened (a toolkit without that component still gets a stable digest). */
 static int hash_file(XXH3_state_t *st, const char *label, const char *path)
 {
     XXH3_128bits_update(st, label, strlen(label) + 1);
@@ -159,7 +160,7 @@ int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
     static const char *const cuda[][2] = {
         {"nvcc", "nvcc"},         {"cicc", "../nvvm/bin/cicc"}, {"ptxas", "ptxas"},
         {"fatbinary", "fatbinary"}, {"nvlink", "nvlink"},       {"cudafe++", "cudafe++"},
-        {"nvcc.profile", "nvcc.profile"}};
+        {"nvcc.profile", "nvcc.profile"}, {"libdevice", "../nvvm/libdevice/libdevice.10.bc"}};
     int rc = 0;
     for (size_t i = 0; i < sizeof cuda / sizeof cuda[0] && !rc; i++) {
         sb_reset(&p);

@@ -202,6 +202,9 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
     } else if (probe) {
         call->kind = KIND_PROBE;
         call->reason = probe;
+    } else if (first_source && strcmp(first_source, "-") == 0) {
+        call->kind = KIND_OTHER;
+        call->reason = "source read from standard input";
     } else if (!compile || nontu || n_sources != 1 || n_linked || !call->output) {
         call->kind = KIND_OTHER;
         call->reason = nontu ? nontu_opt

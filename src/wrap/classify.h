@@ -34,7 +34,7 @@ struct call {
     enum call_action action;
     const char *reason;     /* a few words on why this kind */
     char *source;           /* the source as written, or NULL */
-    char *key;              /* root-relative key of a TU or probe source, or NULL */
+    char *key;              /* root-relative key of a TU's source, or NULL */
     char *output;           /* the output as written, or NULL */
     char *depfile;          /* the depfile the compiler would write, or NULL */
     struct strvec dep_targets; /* depfile targets, already make-quoted where needed */

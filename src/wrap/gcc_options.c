@@ -7,6 +7,7 @@
 static const struct opt rows[] = {
     {"-###", OPT_INFO, NULL},
     {"--help", OPT_INFO, NULL},
+    {"--param", OPT_ARG, NULL},
     {"--sysroot", OPT_ARG, NULL},
     {"--target", OPT_ARG, NULL},
     {"--version", OPT_INFO, NULL},

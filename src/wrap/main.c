@@ -190,7 +190,7 @@ static int run_cached(const struct wrap *w, struct call *call)
     sv_push(&v, sb_str(&ccache));
     sv_push(&v, w->real);
     sv_pushv(&v, call->argv.v, call->argv.n);
-    return run_child(w, sb_str(&ccache), sv_argv(&v), 1);
+    return run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC);
 }
 
 int main(int argc, char **argv)
