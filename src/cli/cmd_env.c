@@ -69,7 +69,8 @@ int cmd_env(int argc, char **argv)
             args_value(&a, "--cache", &cache) || args_value(&a, "--journal", &journal) ||
             args_value(&a, "--format", &format) || args_value(&a, "--real-nvcc", &rnvcc) ||
             args_value(&a, "--real-cxx", &rcxx) || args_value(&a, "--real-cc", &rcc) ||
-            args_value(&a, "--ccache", &rccache) || (args_flag(&a, "--host-seat") && (host_seat = 1)))
+            args_value(&a, "--ccache", &rccache) ||
+            (args_flag(&a, "--host-seat") && (host_seat = 1)))
             continue;
         if (!a.error)
             args_unknown(&a);
@@ -169,7 +170,8 @@ int cmd_env(int argc, char **argv)
     } else {
         const char *k;
         json_t *v;
-        json_object_foreach(vars, k, v) {
+        json_object_foreach(vars, k, v)
+        {
             printf("export %s=", k);
             print_sh_quoted(json_string_value(v));
             putchar('\n');

@@ -57,7 +57,7 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
     const char *cuda_home = getenv("CUDA_HOME");
     if (cuda_home && *cuda_home)
         sb_addf(&home, "%s/bin/nvcc", cuda_home);
-    const char *nv[] = {nvcc, getenv("SHARDCC_REAL_NVCC"), getenv("CUDACXX"), "nvcc",
+    const char *nv[] = {nvcc,          getenv("SHARDCC_REAL_NVCC"), getenv("CUDACXX"), "nvcc",
                         sb_str(&home), "/usr/local/cuda/bin/nvcc"};
     const char *cx[] = {cxx, getenv("SHARDCC_REAL_CXX"), getenv("CXX"), "c++", "g++", "clang++"};
     const char *c[] = {cc, getenv("SHARDCC_REAL_CC"), getenv("CC"), "cc", "gcc", "clang"};
@@ -157,10 +157,14 @@ int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
     if (plat_realpath(tc->nvcc, &real) != 0)
         sb_adds(&real, tc->nvcc);
     sb_add(&dir, real.buf, (size_t)(path_basename(real.buf) - real.buf));
-    static const char *const cuda[][2] = {
-        {"nvcc", "nvcc"},         {"cicc", "../nvvm/bin/cicc"}, {"ptxas", "ptxas"},
-        {"fatbinary", "fatbinary"}, {"nvlink", "nvlink"},       {"cudafe++", "cudafe++"},
-        {"nvcc.profile", "nvcc.profile"}, {"libdevice", "../nvvm/libdevice/libdevice.10.bc"}};
+    static const char *const cuda[][2] = {{"nvcc", "nvcc"},
+                                          {"cicc", "../nvvm/bin/cicc"},
+                                          {"ptxas", "ptxas"},
+                                          {"fatbinary", "fatbinary"},
+                                          {"nvlink", "nvlink"},
+                                          {"cudafe++", "cudafe++"},
+                                          {"nvcc.profile", "nvcc.profile"},
+                                          {"libdevice", "../nvvm/libdevice/libdevice.10.bc"}};
     int rc = 0;
     for (size_t i = 0; i < sizeof cuda / sizeof cuda[0] && !rc; i++) {
         sb_reset(&p);

@@ -25,7 +25,8 @@ void path_normalize(const char *p, struct strbuf *out)
             /* skip */
         } else if (n == 2 && s[0] == '.' && s[1] == '.') {
             char *slash = r.len ? strrchr(r.buf, '/') : NULL;
-            int last_is_dotdot = r.len >= 2 && strcmp(r.buf + (slash ? slash - r.buf + 1 : 0), "..") == 0;
+            int last_is_dotdot =
+                r.len >= 2 && strcmp(r.buf + (slash ? slash - r.buf + 1 : 0), "..") == 0;
             if (r.len && !last_is_dotdot) {
                 r.len = slash ? (size_t)(slash - r.buf) : 0;
                 r.buf[r.len] = '\0';

@@ -11,7 +11,10 @@ struct strvec {
     size_t alloc;
 };
 
-#define STRVEC_INIT {NULL, 0, 0}
+#define STRVEC_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void sv_push(struct strvec *sv, const char *s);
 void sv_push_owned(struct strvec *sv, char *s);

@@ -106,8 +106,8 @@ static int expand(struct canon *c, int argc, char *const *argv, int depth, const
         int takes_next = (o->flags & OPT_ARG) && !inl && !(o->flags & OPT_EQ_ONLY);
         if (takes_next) {
             if (i + 1 >= argc) {
-                sb_addf(c->err, "option \"%s\" expects a value%s%s", a, from ? " in options file " : "",
-                        from ? from : "");
+                sb_addf(c->err, "option \"%s\" expects a value%s%s", a,
+                        from ? " in options file " : "", from ? from : "");
                 return EXIT_USAGE;
             }
             value = argv[++i];

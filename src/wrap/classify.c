@@ -207,11 +207,11 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         call->reason = "source read from standard input";
     } else if (!compile || nontu || n_sources != 1 || n_linked || !call->output) {
         call->kind = KIND_OTHER;
-        call->reason = nontu ? nontu_opt
-                       : !compile ? "no compile-only phase (-c)"
+        call->reason = nontu            ? nontu_opt
+                       : !compile       ? "no compile-only phase (-c)"
                        : n_sources != 1 ? (n_sources ? "several sources" : "no source")
-                       : n_linked ? "object or library inputs"
-                                  : "no output (-o)";
+                       : n_linked       ? "object or library inputs"
+                                        : "no output (-o)";
     } else {
         call->key = source_key(cfg, call->source);
         if (!call->key) {

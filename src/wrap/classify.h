@@ -19,26 +19,26 @@ enum { EXIT_OK = 0, EXIT_BUILD = 1, EXIT_USAGE = 2, EXIT_GUARD = 3, EXIT_IO = 4 
 
 struct wrap_config {
     enum phase phase;
-    int shard;              /* 1..count in the shard phase, else 0 */
-    int count;              /* N in the shard phase, else 0 */
-    char *root;             /* canonical absolute project root */
-    char *cwd;              /* canonical absolute working directory */
-    const char *prepend;    /* NVCC_PREPEND_FLAGS (nvcc seat), or NULL */
-    const char *append;     /* NVCC_APPEND_FLAGS (nvcc seat), or NULL */
+    int shard;           /* 1..count in the shard phase, else 0 */
+    int count;           /* N in the shard phase, else 0 */
+    char *root;          /* canonical absolute project root */
+    char *cwd;           /* canonical absolute working directory */
+    const char *prepend; /* NVCC_PREPEND_FLAGS (nvcc seat), or NULL */
+    const char *append;  /* NVCC_APPEND_FLAGS (nvcc seat), or NULL */
 };
 
 struct call {
     enum seat seat;
-    struct strvec argv;     /* canonical arguments, compiler excluded */
+    struct strvec argv; /* canonical arguments, compiler excluded */
     enum call_kind kind;
     enum call_action action;
-    const char *reason;     /* a few words on why this kind */
-    char *source;           /* the source as written, or NULL */
-    char *key;              /* root-relative key of a TU's source, or NULL */
-    char *output;           /* the output as written, or NULL */
-    char *depfile;          /* the depfile the compiler would write, or NULL */
+    const char *reason;        /* a few words on why this kind */
+    char *source;              /* the source as written, or NULL */
+    char *key;                 /* root-relative key of a TU's source, or NULL */
+    char *output;              /* the output as written, or NULL */
+    char *depfile;             /* the depfile the compiler would write, or NULL */
     struct strvec dep_targets; /* depfile targets, already make-quoted where needed */
-    int owner;              /* owning shard 1..N in the shard phase, else 0 */
+    int owner;                 /* owning shard 1..N in the shard phase, else 0 */
 };
 
 const char *seat_name(enum seat s);

@@ -18,10 +18,10 @@
 
 struct wrap {
     enum seat seat;
-    const char *prog;        /* name for messages */
+    const char *prog; /* name for messages */
     struct wrap_config cfg;
-    const char *real;        /* the real compiler */
-    const char *journal;     /* or NULL */
+    const char *real;    /* the real compiler */
+    const char *journal; /* or NULL */
     int depth;
 };
 
@@ -60,8 +60,9 @@ static int seat_from_name(const char *name, enum seat *seat)
 
 static const char *real_var(enum seat s)
 {
-    return s == SEAT_NVCC ? "SHARDCC_REAL_NVCC" : s == SEAT_CXX ? "SHARDCC_REAL_CXX"
-                                                                : "SHARDCC_REAL_CC";
+    return s == SEAT_NVCC  ? "SHARDCC_REAL_NVCC"
+           : s == SEAT_CXX ? "SHARDCC_REAL_CXX"
+                           : "SHARDCC_REAL_CC";
 }
 
 /* The environment for a child: our variables' effects applied (NVCC_*_FLAGS removed
@@ -209,8 +210,10 @@ int main(int argc, char **argv)
         }
         first = 2;
     } else if (seat_from_name(name, &w.seat) != 0) {
-        fprintf(stderr, "shardcc: cannot tell the seat from the program name \"%s\" "
-                        "(expected shardcc-nvcc, shardcc-c++, shardcc-cc)\n", name);
+        fprintf(stderr,
+                "shardcc: cannot tell the seat from the program name \"%s\" "
+                "(expected shardcc-nvcc, shardcc-c++, shardcc-cc)\n",
+                name);
         return EXIT_USAGE;
     }
     int nargs = argc - first;
@@ -225,8 +228,9 @@ int main(int argc, char **argv)
     if (w.depth > 0) {
         /* A compiler we started calls a seat again (nvcc -ccbin shardcc-c++): be transparent. */
         if (w.depth >= MAX_DEPTH)
-            return fail(&w, EXIT_USAGE, "the wrapper called itself %d levels deep; is %s a "
-                                        "script that calls the seat again?",
+            return fail(&w, EXIT_USAGE,
+                        "the wrapper called itself %d levels deep; is %s a "
+                        "script that calls the seat again?",
                         w.depth, real_var(w.seat));
         return run_direct(&w, nargs, args);
     }
@@ -254,9 +258,10 @@ int main(int argc, char **argv)
     }
 
     if (w.journal) {
-        struct journal_rec r = {plat_wall_us(), plat_pid(), w.seat, w.cfg.phase, w.cfg.shard,
-                                w.cfg.count, call.kind, call.action, status,
-                                plat_monotonic_us() - t0, call.owner, call.key, call.output};
+        struct journal_rec r = {
+            plat_wall_us(), plat_pid(), w.seat,      w.cfg.phase, w.cfg.shard,
+            w.cfg.count,    call.kind,  call.action, status,      plat_monotonic_us() - t0,
+            call.owner,     call.key,   call.output};
         int e = journal_append(w.journal, &r);
         if (e) {
             fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal, strerror(e));

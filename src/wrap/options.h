@@ -7,19 +7,19 @@
 #include <stddef.h>
 
 enum opt_flags {
-    OPT_ARG = 1u << 0,      /* takes a value: "-o x" or "-o=x" (nvcc) */
-    OPT_CONCAT = 1u << 1,   /* the value may be glued on: "-Ifoo", "-O3" */
-    OPT_COMPILE = 1u << 2,  /* selects a compile-only phase: -c, -dc, -dw */
-    OPT_NONTU = 1u << 3,    /* selects a phase that is not "one source -> one object" */
-    OPT_INFO = 1u << 4,     /* informational: run the real compiler, nothing else */
-    OPT_OUTPUT = 1u << 5,   /* names the output file */
-    OPT_DEPFILE = 1u << 6,  /* names the dependency file (-MF) */
-    OPT_DEPTARGET = 1u << 7,/* names a dependency target (-MT) */
-    OPT_DEPGEN = 1u << 8,   /* asks for a depfile beside the compile (-MD, -MMD) */
-    OPT_OPTFILE = 1u << 9,  /* names options files to expand in place (nvcc -optf) */
-    OPT_LANG = 1u << 10,    /* sets the source language (-x) */
-    OPT_EQ_ONLY = 1u << 11, /* the value is given only after '=' (gcc's -std=) */
-    OPT_DEPQUOTE = 1u << 12,/* a dependency target to be make-quoted (-MQ) */
+    OPT_ARG = 1u << 0,       /* takes a value: "-o x" or "-o=x" (nvcc) */
+    OPT_CONCAT = 1u << 1,    /* the value may be glued on: "-Ifoo", "-O3" */
+    OPT_COMPILE = 1u << 2,   /* selects a compile-only phase: -c, -dc, -dw */
+    OPT_NONTU = 1u << 3,     /* selects a phase that is not "one source -> one object" */
+    OPT_INFO = 1u << 4,      /* informational: run the real compiler, nothing else */
+    OPT_OUTPUT = 1u << 5,    /* names the output file */
+    OPT_DEPFILE = 1u << 6,   /* names the dependency file (-MF) */
+    OPT_DEPTARGET = 1u << 7, /* names a dependency target (-MT) */
+    OPT_DEPGEN = 1u << 8,    /* asks for a depfile beside the compile (-MD, -MMD) */
+    OPT_OPTFILE = 1u << 9,   /* names options files to expand in place (nvcc -optf) */
+    OPT_LANG = 1u << 10,     /* sets the source language (-x) */
+    OPT_EQ_ONLY = 1u << 11,  /* the value is given only after '=' (gcc's -std=) */
+    OPT_DEPQUOTE = 1u << 12, /* a dependency target to be make-quoted (-MQ) */
 };
 
 struct opt {
@@ -32,7 +32,7 @@ struct opt_table {
     const char *seat;
     const struct opt *rows;
     size_t n;
-    int eq_values;     /* nvcc: every option with a value also takes "name=value" */
+    int eq_values; /* nvcc: every option with a value also takes "name=value" */
 };
 
 extern const struct opt_table nvcc_options;

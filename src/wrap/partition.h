@@ -1,7 +1,8 @@
 /* partition: which shard owns a translation unit.
  * owner(key, N) = XXH64(key bytes, seed 0) mod N + 1, shards numbered 1..N. This function
  * is part of shardcc's contract (shards and link jobs of different versions must agree):
- * the test vectors in tests/unit/partition_vectors.inc (checked by test_partition.c) pin it and must never change silently. */
+ * the test vectors in tests/unit/partition_vectors.inc (checked by test_partition.c) pin it and
+ * must never change silently. */
 #ifndef SHARDCC_PARTITION_H
 #define SHARDCC_PARTITION_H
 
