@@ -53,6 +53,13 @@ floor=/bin/true
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wrap_stub_cost.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# A snapshot of the binaries, so that a rebuild of the build directory while the bench runs
+# cannot mix two wrappers into one result.
+mkdir "$tmp/bin"
+cp "$build/shardcc" "$build/shardcc-wrap" "$tmp/bin/"
+ln -s shardcc-wrap "$tmp/bin/shardcc-nvcc"
+wrap_sum=$(sha256sum "$tmp/bin/shardcc-wrap" | cut -c1-16)
+
 # The timing driver, built fresh so that the bench needs nothing but a C compiler.
 cc -O2 -Wall -Wextra -Werror -o "$tmp/spawn_loop" "$here/spawn_loop.c"
 
@@ -61,7 +68,7 @@ cc -O2 -Wall -Wextra -Werror -o "$tmp/spawn_loop" "$here/spawn_loop.c"
 root="$tmp/root"
 mkdir -p "$root/src" "$root/include" "$root/build"
 printf '__global__ void k(float *x) { x[threadIdx.x] *= 2; }\n' >"$root/src/a.cu"
-eval "$("$build/shardcc" env --root "$root" --shard 1/2)"
+eval "$("$tmp/bin/shardcc" env --root "$root" --shard 1/2)"
 [ -n "${SHARDCC_JOURNAL:-}" ] || { echo "wrap_stub_cost: shardcc env set no SHARDCC_JOURNAL" >&2; exit 1; }
 cd "$root/build"
 
@@ -77,7 +84,7 @@ args=(-MD -MF a.o.d
     -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90
     -DTORCH_EXTENSION_NAME=ext -D_GLIBCXX_USE_CXX11_ABI=1
     -ccbin /usr/bin/gcc -std=c++17)
-stub_cmd=("$build/shardcc-nvcc" "${args[@]}")
+stub_cmd=("$tmp/bin/shardcc-nvcc" "${args[@]}")
 true_cmd=("$floor" "${args[@]}")
 
 # Journal records: SCJ1 wall pid seat phase I/N kind action status dur_us owner key output.
@@ -189,7 +196,7 @@ report() {
     echo "commit:         $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$here/.." diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')"
     echo "nvcc:           ${nvcc_version:-?} ($SHARDCC_REAL_NVCC; never run by a stubbed call)"
     echo "ccache:         ${ccache_version:-?} ($SHARDCC_CCACHE; never run by a stubbed call)"
-    echo "wrapper:        $build/shardcc-nvcc -> shardcc-wrap ($(stat -c %s "$build/shardcc-wrap") bytes)"
+    echo "wrapper:        $build/shardcc-wrap, run from a copy as shardcc-nvcc ($(stat -c %s "$tmp/bin/shardcc-wrap") bytes, sha256 $wrap_sum..., $(file -b "$tmp/bin/shardcc-wrap" 2>/dev/null | grep -o 'dynamically linked\|statically linked\|static-pie linked' || echo '?'))"
     echo "filesystem:     $(df -PT "$root" 2>/dev/null | awk 'NR == 2 {print $2}') at $(df -P "$root" 2>/dev/null | awk 'NR == 2 {print $6}') (stub, depfile and journal are written there; TMPDIR picks it)"
     echo "parameters:     rounds=$rounds, calls=$calls per series per round (+100 warm-up calls each), order reverses each round"
     echo "argv (${#args[@]} args): ${args[*]}"

@@ -45,6 +45,8 @@ long plat_pid(void);
 
 #ifndef SHARDCC_PLATFORM_EXTRA
 #define SHARDCC_PLATFORM_EXTRA
+/* Removes a file; a missing one is not an error. 0 or an errno. */
+int plat_unlink(const char *path);
 /* Creates dir and its missing parents. 0 or an errno. */
 int plat_mkdir_p(const char *dir);
 /* Runs argv (argv[0] looked up on PATH when it has no '/'), captures its standard output

@@ -265,3 +265,8 @@ int plat_run_capture(char *const argv[], struct strbuf *out)
         return WEXITSTATUS(st);
     return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 }
+
+int plat_unlink(const char *path)
+{
+    return unlink(path) == 0 || errno == ENOENT ? 0 : errno;
+}

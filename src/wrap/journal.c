@@ -1,6 +1,7 @@
 /* journal: formatting and appending the per-call record (see journal.h).
  * Fields: magic, wall time (us), pid, seat, phase, shard/N, kind, action, exit status,
- * duration (us), owner, key, output. "-" stands for an absent key/output/owner. */
+ * duration (us), owner, key, output, ccache outcome, ccache result key. "-" stands for an
+ * absent value. */
 #include "journal.h"
 #include "platform.h"
 
@@ -37,6 +38,10 @@ void journal_format(const struct journal_rec *r, struct strbuf *out)
     add_escaped(out, r->key);
     sb_addc(out, '\t');
     add_escaped(out, r->output);
+    sb_addc(out, '\t');
+    add_escaped(out, r->outcome);
+    sb_addc(out, '\t');
+    add_escaped(out, r->result_key);
     sb_addc(out, '\n');
 }
 

@@ -21,8 +21,10 @@ struct journal_rec {
     int status;
     uint64_t dur_us;
     int owner;
-    const char *key;    /* or NULL */
-    const char *output; /* or NULL */
+    const char *key;        /* or NULL */
+    const char *output;     /* or NULL */
+    const char *outcome;    /* ccache's outcome for a cached call (hit, miss, ...), or NULL */
+    const char *result_key; /* ccache's result key for a cached call, or NULL */
 };
 
 /* Formats rec as one line (fields escaped: \t \n \\). */

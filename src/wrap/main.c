@@ -2,6 +2,7 @@
  * shardcc-c++, shardcc-cc or, in a shadow CUDA_HOME, nvcc); reads its configuration from
  * the SHARDCC_* variables `shardcc env` sets, classifies the call, then stubs it, runs it
  * through ccache, or runs the real compiler directly; journals one record. libc only. */
+#include "ccache_log.h"
 #include "classify.h"
 #include "journal.h"
 #include "path.h"
@@ -66,12 +67,15 @@ static const char *real_var(enum seat s)
 }
 
 /* The environment for a child: our variables' effects applied (NVCC_*_FLAGS removed
- * when they were folded into argv), and the nesting depth raised. */
-static char **child_env(const struct wrap *w, int drop_nvcc_flags)
+ * when they were folded into argv), the nesting depth raised, and CCACHE_LOGFILE replaced
+ * when logfile is given. */
+static char **child_env(const struct wrap *w, int drop_nvcc_flags, const char *logfile)
 {
     struct strvec env = STRVEC_INIT;
     for (char **e = plat_environ(); *e; e++) {
         if (strncmp(*e, "SHARDCC_DEPTH=", 14) == 0)
+            continue;
+        if (logfile && strncmp(*e, "CCACHE_LOGFILE=", 15) == 0)
             continue;
         if (drop_nvcc_flags && (strncmp(*e, "NVCC_PREPEND_FLAGS=", 19) == 0 ||
                                 strncmp(*e, "NVCC_APPEND_FLAGS=", 18) == 0))
@@ -81,6 +85,10 @@ static char **child_env(const struct wrap *w, int drop_nvcc_flags)
     struct strbuf d = STRBUF_INIT;
     sb_addf(&d, "SHARDCC_DEPTH=%d", w->depth + 1);
     sv_push_owned(&env, sb_detach(&d));
+    if (logfile) {
+        sb_addf(&d, "CCACHE_LOGFILE=%s", logfile);
+        sv_push_owned(&env, sb_detach(&d));
+    }
     return sv_argv(&env); /* lives until exit */
 }
 
@@ -159,9 +167,10 @@ static int load_config(struct wrap *w)
     return EXIT_OK;
 }
 
-static int run_child(const struct wrap *w, const char *tool, char **argv, int drop_nvcc_flags)
+static int run_child(const struct wrap *w, const char *tool, char **argv, int drop_nvcc_flags,
+                     const char *logfile)
 {
-    int st = plat_spawn_wait(tool, argv, child_env(w, drop_nvcc_flags));
+    int st = plat_spawn_wait(tool, argv, child_env(w, drop_nvcc_flags, logfile));
     if (st < 0)
         return fail(w, EXIT_USAGE, "cannot run \"%s\": %s", tool, strerror(errno));
     return st;
@@ -172,10 +181,30 @@ static int run_direct(const struct wrap *w, int argc, char **argv)
     struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
     sv_pushv(&v, argv, (size_t)argc);
-    return run_child(w, w->real, sv_argv(&v), 0);
+    return run_child(w, w->real, sv_argv(&v), 0, NULL);
 }
 
-static int run_cached(const struct wrap *w, struct call *call)
+/* Reads what ccache logged for this call into out, hands the text on to the caller's own
+ * CCACHE_LOGFILE if one was set, and removes the per-call log. */
+static void collect_ccache_log(const char *logfile, struct ccache_outcome *out)
+{
+    struct strbuf text = STRBUF_INIT;
+    if (plat_read_file(logfile, &text) == 0) {
+        ccache_log_parse(text.buf ? text.buf : "", text.len, out);
+        const char *user = getenv("CCACHE_LOGFILE");
+        if (user && *user && text.len)
+            plat_append_record(user, text.buf, text.len);
+    } else {
+        memset(out, 0, sizeof *out);
+        strcpy(out->outcome, "unknown");
+    }
+    plat_unlink(logfile);
+    sb_release(&text);
+}
+
+/* Runs the call through ccache. With a journal, ccache logs this call to a file of its own
+ * so that the journal can record the outcome and the result key. */
+static int run_cached(const struct wrap *w, struct call *call, struct ccache_outcome *outcome)
 {
     struct strbuf ccache = STRBUF_INIT;
     const char *cc = getenv("SHARDCC_CCACHE");
@@ -191,7 +220,16 @@ static int run_cached(const struct wrap *w, struct call *call)
     sv_push(&v, sb_str(&ccache));
     sv_push(&v, w->real);
     sv_pushv(&v, call->argv.v, call->argv.n);
-    return run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC);
+    if (!w->journal)
+        return run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, NULL);
+    struct strbuf log = STRBUF_INIT;
+    const char *tmp = getenv("TMPDIR");
+    sb_addf(&log, "%s/shardcc-ccache-%ld.log", tmp && *tmp ? tmp : "/tmp", plat_pid());
+    plat_unlink(sb_str(&log));
+    int st = run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, sb_str(&log));
+    collect_ccache_log(sb_str(&log), outcome);
+    sb_release(&log);
+    return st;
 }
 
 int main(int argc, char **argv)
@@ -235,6 +273,12 @@ int main(int argc, char **argv)
         return run_direct(&w, nargs, args);
     }
 
+    if (w.journal) { /* fail before the compile, not after it */
+        int e = plat_append_record(w.journal, "", 0);
+        if (e)
+            return fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal,
+                        strerror(e));
+    }
     struct call call;
     struct strbuf err = STRBUF_INIT;
     rc = classify_call(w.seat, &w.cfg, nargs, args, &call, &err);
@@ -242,6 +286,8 @@ int main(int argc, char **argv)
         return fail(&w, rc, "%s", sb_str(&err));
 
     int status;
+    struct ccache_outcome outcome;
+    memset(&outcome, 0, sizeof outcome);
     switch (call.action) {
     case ACTION_STUB:
         status = stub_write(&call, &err);
@@ -253,15 +299,26 @@ int main(int argc, char **argv)
         break;
     case ACTION_CACHE:
     default:
-        status = run_cached(&w, &call);
+        status = run_cached(&w, &call, &outcome);
         break;
     }
 
     if (w.journal) {
-        struct journal_rec r = {
-            plat_wall_us(), plat_pid(), w.seat,      w.cfg.phase, w.cfg.shard,
-            w.cfg.count,    call.kind,  call.action, status,      plat_monotonic_us() - t0,
-            call.owner,     call.key,   call.output};
+        struct journal_rec r = {plat_wall_us(),
+                                plat_pid(),
+                                w.seat,
+                                w.cfg.phase,
+                                w.cfg.shard,
+                                w.cfg.count,
+                                call.kind,
+                                call.action,
+                                status,
+                                plat_monotonic_us() - t0,
+                                call.owner,
+                                call.key,
+                                call.output,
+                                outcome.outcome[0] ? outcome.outcome : NULL,
+                                outcome.result_key[0] ? outcome.result_key : NULL};
         int e = journal_append(w.journal, &r);
         if (e) {
             fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal, strerror(e));

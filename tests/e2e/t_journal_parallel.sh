@@ -1,5 +1,5 @@
 # The journal under `ninja -j 64`: 300 TUs through the host seat as shard 1/2 and then 2/2.
-# Every record arrives intact (one line, 13 fields), no stub is lost or half-written, the
+# Every record arrives intact (one line, 15 fields), no stub is lost or half-written, the
 # counts are exact, and the two shards own disjoint sets that together cover every TU.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -24,14 +24,14 @@ for i in 1 2; do
     j="$T/journal-$i.tsv"
     expect_eq "shard $i: records" "$(wc -l <"$j")" "$N"
     expect_eq "shard $i: well-formed records" \
-        "$(awk -F'\t' '$1 == "SCJ1" && NF == 13 && $5 == "shard" && $6 == "'$i'/2"' "$j" | wc -l)" "$N"
+        "$(awk -F'\t' '$1 == "SCJ1" && NF == 15 && $5 == "shard" && $6 == "'$i'/2"' "$j" | wc -l)" "$N"
     owned=$(journal_count "$j" tu cache 0)
     stubbed=$(journal_count "$j" tu stub 0)
     expect_eq "shard $i: owned + stubbed" "$((owned + stubbed))" "$N"
     [ "$owned" -gt 0 ] && [ "$stubbed" -gt 0 ] || fail "shard $i: owned $owned, stubbed $stubbed"
     # every stubbed output is a stub object, every owned one a real object with its symbol
     bad=0
-    while IFS=$'\t' read -r _ _ _ _ _ _ kind action _ _ _ key out; do
+    while IFS=$'\t' read -r _ _ _ _ _ _ kind action _ _ _ key out _ _; do
         if [ "$action" = stub ]; then
             [ "$(head -c 4 "$T/b$i/$out" | od -An -c | tr -d ' ')" = '177ELF' ] || bad=$((bad + 1))
             [ "$(stat -c %s "$T/b$i/$out")" = 456 ] || bad=$((bad + 1))

@@ -1,33 +1,80 @@
-/* Unit tests: the journal record format. */
+/* Unit tests: the journal record format and the ccache log parser. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <string.h>
 
+#include "ccache_log.h"
 #include "journal.h"
 
 static void test_format(void **state)
 {
     (void)state;
-    struct journal_rec r = {
-        1700000000000000ull, 42,      SEAT_NVCC, PHASE_SHARD, 2, 4, KIND_TU, ACTION_STUB, 0, 123, 3,
-        "src/a\tb.cu",       "o\\x.o"};
+    struct journal_rec r = {1700000000000000ull,
+                            42,
+                            SEAT_NVCC,
+                            PHASE_SHARD,
+                            2,
+                            4,
+                            KIND_TU,
+                            ACTION_CACHE,
+                            0,
+                            123,
+                            3,
+                            "src/a\tb.cu",
+                            "o\\x.o",
+                            "hit",
+                            "89d36m1m5rvkes48dc7phaju4ecmo8m9m"};
     struct strbuf sb = STRBUF_INIT;
     journal_format(&r, &sb);
     assert_string_equal(sb_str(&sb),
-                        "SCJ1\t1700000000000000\t42\tnvcc\tshard\t2/4\ttu\tstub\t0\t123"
-                        "\t3\tsrc/a\\tb.cu\to\\\\x.o\n");
+                        "SCJ1\t1700000000000000\t42\tnvcc\tshard\t2/4\ttu\tcache\t0\t123"
+                        "\t3\tsrc/a\\tb.cu\to\\\\x.o\thit\t89d36m1m5rvkes48dc7phaju4ecmo8m9m\n");
     sb_reset(&sb);
-    struct journal_rec o = {1, 1, SEAT_CXX, PHASE_LINK, 0,   0, KIND_INFO, ACTION_DIRECT,
-                            1, 5, 0,        NULL,       NULL};
+    struct journal_rec o = {1, 1, SEAT_CXX, PHASE_LINK, 0,    0,    KIND_INFO, ACTION_DIRECT,
+                            1, 5, 0,        NULL,       NULL, NULL, NULL};
     journal_format(&o, &sb);
-    assert_string_equal(sb_str(&sb), "SCJ1\t1\t1\tc++\tlink\t0/0\tinfo\tdirect\t1\t5\t-\t-\t-\n");
+    assert_string_equal(sb_str(&sb),
+                        "SCJ1\t1\t1\tc++\tlink\t0/0\tinfo\tdirect\t1\t5\t-\t-\t-\t-\t-\n");
     sb_release(&sb);
+}
+
+static void parse(const char *text, const char *outcome, const char *key)
+{
+    struct ccache_outcome o;
+    ccache_log_parse(text, strlen(text), &o);
+    assert_string_equal(o.outcome, outcome);
+    assert_string_equal(o.result_key, key);
+}
+
+static void test_ccache_log(void **state)
+{
+    (void)state;
+    /* lines as ccache 4.7.5 writes them */
+    parse("[2026-12-01T03:10:26.803199 3662 ] Manifest key: 4477adqolpaqp5vmm9gh9qf9t4fm3ccs4\n"
+          "[2026-12-01T03:10:26.970466 3662 ] Result key: 89d36m1m5rvkes48dc7phaju4ecmo8m9m\n"
+          "[2026-12-01T03:10:27.885318 3662 ] Result: cache_miss\n"
+          "[2026-12-01T03:10:27.885320 3662 ] Result: direct_cache_miss\n"
+          "[2026-12-01T03:10:27.885321 3662 ] Result: local_storage_miss\n",
+          "miss", "89d36m1m5rvkes48dc7phaju4ecmo8m9m");
+    parse("[t 1 ] Result key: abc\n[t 1 ] Result: direct_cache_hit\n[t 1 ] Result: "
+          "local_storage_hit\n",
+          "hit", "abc");
+    parse("[t 1 ] Result: preprocessed_cache_hit", "hit", "");
+    parse("[t 1 ] Result: preprocessor_error\n", "preprocessor_error", "");
+    parse("[t 1 ] Result: local_storage_read_miss\n[t 1 ] Result: called_for_link\n",
+          "called_for_link", "");
+    parse("", "unknown", "");
+    parse("garbage without brackets\n]\n[x] Result:\n", "unknown", "");
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_format)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_format),
+        cmocka_unit_test(test_ccache_log),
+    };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

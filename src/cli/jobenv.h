@@ -1,0 +1,41 @@
+/* jobenv: the environment of one job (a shard I of N, or the link job): the seats, the
+ * real tools, the journal and the ccache settings of DESIGN.md with the toolchain
+ * fingerprint. `shardcc env` prints it; `shard`, `link` and `local` apply it in-process. */
+#ifndef SHARDCC_JOBENV_H
+#define SHARDCC_JOBENV_H
+
+#include <jansson.h>
+
+#include "args.h"
+#include "cli.h"
+
+struct jobenv_opts {
+    int shard, count;            /* 0, 0 for the link job */
+    const char *root;            /* default "." */
+    const char *cache, *journal; /* NULL: the job's defaults */
+    int host_seat;
+    const char *real_nvcc, *real_cxx, *real_cc, *ccache;
+};
+
+struct jobenv {
+    json_t *set;   /* name -> value, in a stable order */
+    json_t *unset; /* names to remove */
+    char *root, *cache, *journal, *fingerprint;
+    struct toolchain tc;
+};
+
+/* Consumes one of the options every job command shares (--root, --cache, --journal,
+ * --host-seat, --real-nvcc, --real-cxx, --real-cc, --ccache). 1 when consumed. */
+int jobenv_arg(struct args *a, struct jobenv_opts *o);
+/* Resolves paths and tools, computes the fingerprint, creates the cache and journal
+ * directories. Returns an exit status; messages are prefixed with cmd. */
+int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd);
+/* Sets and unsets the variables in this process (for the builds it starts). */
+void jobenv_apply(const struct jobenv *env);
+void jobenv_release(struct jobenv *env);
+
+/* Prints "::error::" first under GitHub Actions, then "cmd: " and the message. */
+void report_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_warning(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
