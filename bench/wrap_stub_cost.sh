@@ -207,9 +207,9 @@ report() {
     echo "round  order              stub      true        ow   stub/true ow/true  own:stub     ow"
     printf '%s\n' "${rows[@]}"
     echo
-    echo "median stub:     $(us "$med_s") us/call  ($(awk -v a="$med_s" -v b="$med_t" 'BEGIN {printf "%+.1f", (a - b) / 1000}') us over the floor)"
+    echo "median stub:     $(us "$med_s") us/call  ($(awk -v a="$med_s" -v b="$med_t" 'BEGIN {printf "%+.1f", (a - b) / 1000}') us vs the floor)"
     echo "median true:     $(us "$med_t") us/call"
-    echo "median ow:       $(us "$med_o") us/call  ($(awk -v a="$med_o" -v b="$med_t" 'BEGIN {printf "%+.1f", (a - b) / 1000}') us over the floor); ow/true ratio $ow_ratio, per round $round_ow_ratio"
+    echo "median ow:       $(us "$med_o") us/call  ($(awk -v a="$med_o" -v b="$med_t" 'BEGIN {printf "%+.1f", (a - b) / 1000}') us vs the floor); ow/true ratio $ow_ratio, per round $round_ow_ratio"
     echo "wrapper's own:   $med_js us (stub), $med_jo us (ow): journaled dur_us, main() to the journal write"
     echo "per-round stub/true ratio: median $round_ratio (min $min_ratio, max $max_ratio)"
     echo "stub/true ratio: $ratio (goal <= $goal) - $verdict"

@@ -9,6 +9,18 @@
 
 int cmd_env(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
+int cmd_shard(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_link(int argc, char **argv);
+int cmd_local(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+/* A cell id: letters, digits, '.', '_', '+', '-', not starting with '.' or '-'. */
+int cell_id_ok(const char *id);
+/* "4.7.5" from `ccache --version` (allocated; "unknown" when it cannot be read). */
+char *ccache_version(const char *ccache);
+/* Runs a build command with this process's environment; its exit status, or 127. */
+int run_build(char **argv);
 
 /* Directory holding shardcc and its seats (shardcc-nvcc, ...). 0 or an errno. */
 int cli_bindir(struct strbuf *out);

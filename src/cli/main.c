@@ -15,6 +15,9 @@ static const struct command {
 } commands[] = {
     {"env", cmd_env, "print the environment that makes a build a shard or the link job"},
     {"classify", cmd_classify, "show what the seat wrapper does with one compiler call"},
+    {"shard", cmd_shard, "run the build as shard I of N and pack its artifact"},
+    {"merge", cmd_merge, "union shard artifacts into one cache, checking them"},
+    {"link", cmd_link, "merge, replay the full build from the cache, check the guards"},
 };
 
 static void usage(FILE *f)

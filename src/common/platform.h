@@ -45,6 +45,15 @@ long plat_pid(void);
 
 #ifndef SHARDCC_PLATFORM_EXTRA
 #define SHARDCC_PLATFORM_EXTRA
+int plat_is_dir(const char *path);
+/* Runs argv (argv[0] looked up on PATH) with this process's environment and standard
+ * streams, waits, and returns its exit status (128+S for a signal S), or -1 (errno set). */
+int plat_spawn_wait_path(char *const argv[]);
+/* Removes a directory tree (links are removed, never followed); a missing one is not an
+ * error. 0 or an errno. */
+int plat_rmtree(const char *dir);
+/* Renames a file or directory (same file system). 0 or an errno. */
+int plat_rename(const char *from, const char *to);
 /* Removes a file; a missing one is not an error. 0 or an errno. */
 int plat_unlink(const char *path);
 /* Creates dir and its missing parents. 0 or an errno. */

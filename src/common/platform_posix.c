@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -269,4 +270,52 @@ int plat_run_capture(char *const argv[], struct strbuf *out)
 int plat_unlink(const char *path)
 {
     return unlink(path) == 0 || errno == ENOENT ? 0 : errno;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    int r = (flag == FTW_DP) ? rmdir(path) : unlink(path);
+    return r == 0 || errno == ENOENT ? 0 : errno;
+}
+
+int plat_rmtree(const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0)
+        return errno == ENOENT ? 0 : errno;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(dir) == 0 ? 0 : errno;
+    int r = nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    return r < 0 ? errno : r;
+}
+
+int plat_rename(const char *from, const char *to)
+{
+    return rename(from, to) == 0 ? 0 : errno;
+}
+
+int plat_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int plat_spawn_wait_path(char *const argv[])
+{
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 }

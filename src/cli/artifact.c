@@ -1,0 +1,446 @@
+/* artifact: writing and reading shard artifacts with libarchive (tar + zstd).
+ * Owns the member-name rules and the extraction safety checks; knows nothing of cells or
+ * shards (cmd_merge.c checks manifests against each other). */
+#include "artifact.h"
+#include "classify.h"
+#include "path.h"
+#include "platform.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK (256u << 10)
+#define MANIFEST_MAX (64u << 20)
+#define MEMBER_MAX (8ull << 30)
+/* Decompressed bytes may exceed the archive's size by this factor (plus a floor) before the
+ * archive is taken for a decompression bomb. ccache entries are already compressed. */
+#define BOMB_RATIO 64
+#define BOMB_FLOOR (256ull << 20)
+
+static int is_key_char(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z');
+}
+
+int cache_entry_name_ok(const char *rel)
+{
+    /* one to eight single-character directory levels, then <key chars>R or <key chars>M */
+    const char *p = rel;
+    int levels = 0;
+    while (is_key_char(p[0]) && p[1] == '/') {
+        p += 2;
+        levels++;
+    }
+    if (levels < 1 || levels > 8)
+        return 0;
+    size_t n = strlen(p);
+    if (n < 2 || n > 80 || (p[n - 1] != 'R' && p[n - 1] != 'M'))
+        return 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!is_key_char(p[i]))
+            return 0;
+    return 1;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const struct cache_entry *)a)->rel, ((const struct cache_entry *)b)->rel);
+}
+
+static int walk(const char *root, const char *rel, int depth, struct cache_entry **out, size_t *n,
+                size_t *alloc, struct strbuf *err)
+{
+    struct strbuf dir = STRBUF_INIT;
+    sb_addf(&dir, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *d = opendir(sb_str(&dir));
+    if (!d) {
+        sb_addf(err, "cannot read cache directory \"%s\": %s", sb_str(&dir), strerror(errno));
+        sb_release(&dir);
+        return EXIT_IO;
+    }
+    int rc = 0;
+    struct dirent *de;
+    while (!rc && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        struct strbuf r = STRBUF_INIT, full = STRBUF_INIT;
+        sb_addf(&r, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+        sb_addf(&full, "%s/%s", root, sb_str(&r));
+        struct stat st;
+        if (lstat(sb_str(&full), &st) == 0) {
+            if (S_ISDIR(st.st_mode) && depth < 8 && strlen(de->d_name) == 1) {
+                rc = walk(root, sb_str(&r), depth + 1, out, n, alloc, err);
+            } else if (S_ISREG(st.st_mode) && cache_entry_name_ok(sb_str(&r))) {
+                if (*n == *alloc) {
+                    *alloc = *alloc ? *alloc * 2 : 256;
+                    *out = xrealloc(*out, *alloc * sizeof **out);
+                }
+                (*out)[*n].rel = sb_detach(&r);
+                (*out)[*n].size = (uint64_t)st.st_size;
+                (*n)++;
+            }
+        }
+        sb_release(&r);
+        sb_release(&full);
+    }
+    closedir(d);
+    sb_release(&dir);
+    return rc;
+}
+
+int cache_list(const char *dir, struct cache_entry **out, size_t *n, struct strbuf *err)
+{
+    size_t alloc = 0;
+    *out = NULL;
+    *n = 0;
+    int rc = walk(dir, "", 0, out, n, &alloc, err);
+    if (rc) {
+        cache_list_release(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return rc;
+    }
+    if (*n)
+        qsort(*out, *n, sizeof **out, cmp_entry);
+    return 0;
+}
+
+void cache_list_release(struct cache_entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(e[i].rel);
+    free(e);
+}
+
+static struct archive_entry *file_entry(const char *name, uint64_t size)
+{
+    struct archive_entry *ae = archive_entry_new();
+    archive_entry_set_pathname(ae, name);
+    archive_entry_set_size(ae, (la_int64_t)size);
+    archive_entry_set_filetype(ae, AE_IFREG);
+    archive_entry_set_perm(ae, 0644);
+    archive_entry_set_mtime(ae, 0, 0); /* content, not time: artifacts are reproducible */
+    return ae;
+}
+
+int artifact_write(const char *path, const char *manifest, const char *cache_dir,
+                   const struct cache_entry *e, size_t n, struct strbuf *err)
+{
+    struct strbuf tmp = STRBUF_INIT;
+    sb_addf(&tmp, "%s.shardcc-tmp.%ld", path, plat_pid());
+    struct archive *a = archive_write_new();
+    int rc = 0;
+    if (archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
+        archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+        archive_write_open_filename(a, sb_str(&tmp)) != ARCHIVE_OK) {
+        sb_addf(err, "cannot create \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+        archive_write_free(a);
+        sb_release(&tmp);
+        return EXIT_IO;
+    }
+    struct archive_entry *ae = file_entry("manifest.json", strlen(manifest));
+    if (archive_write_header(a, ae) != ARCHIVE_OK ||
+        archive_write_data(a, manifest, strlen(manifest)) < 0) {
+        sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+        rc = EXIT_IO;
+    }
+    archive_entry_free(ae);
+    char *buf = xmalloc(CHUNK);
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct strbuf src = STRBUF_INIT, name = STRBUF_INIT;
+        sb_addf(&src, "%s/%s", cache_dir, e[i].rel);
+        sb_addf(&name, "cache/%s", e[i].rel);
+        int fd = open(sb_str(&src), O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            sb_addf(err, "cannot read cache entry \"%s\": %s", sb_str(&src), strerror(errno));
+            rc = EXIT_IO;
+        } else {
+            ae = file_entry(sb_str(&name), (uint64_t)st.st_size);
+            if (archive_write_header(a, ae) != ARCHIVE_OK) {
+                sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+                rc = EXIT_IO;
+            }
+            uint64_t left = (uint64_t)st.st_size;
+            while (!rc && left) {
+                ssize_t r = read(fd, buf, left < CHUNK ? left : CHUNK);
+                if (r <= 0) {
+                    sb_addf(err, "cannot read cache entry \"%s\": %s", sb_str(&src),
+                            r < 0 ? strerror(errno) : "it shrank while being packed");
+                    rc = EXIT_IO;
+                } else if (archive_write_data(a, buf, (size_t)r) < 0) {
+                    sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+                    rc = EXIT_IO;
+                } else {
+                    left -= (uint64_t)r;
+                }
+            }
+            archive_entry_free(ae);
+        }
+        if (fd >= 0)
+            close(fd);
+        sb_release(&src);
+        sb_release(&name);
+    }
+    free(buf);
+    if (archive_write_close(a) != ARCHIVE_OK && !rc) {
+        sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+        rc = EXIT_IO;
+    }
+    archive_write_free(a);
+    if (!rc && rename(sb_str(&tmp), path) != 0) {
+        sb_addf(err, "cannot rename \"%s\" to \"%s\": %s", sb_str(&tmp), path, strerror(errno));
+        rc = EXIT_IO;
+    }
+    if (rc)
+        plat_unlink(sb_str(&tmp));
+    sb_release(&tmp);
+    return rc;
+}
+
+static struct archive *open_reader(const char *path, struct strbuf *err)
+{
+    struct archive *a = archive_read_new();
+    archive_read_support_filter_zstd(a);
+    archive_read_support_format_tar(a);
+    if (archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK) {
+        sb_addf(err, "%s: cannot open: %s", path, archive_error_string(a));
+        archive_read_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+int artifact_read_manifest(const char *path, json_t **manifest, struct strbuf *err)
+{
+    *manifest = NULL;
+    struct archive *a = open_reader(path, err);
+    if (!a)
+        return EXIT_IO;
+    struct archive_entry *ae;
+    int rc = EXIT_IO;
+    int r = archive_read_next_header(a, &ae);
+    if (r != ARCHIVE_OK) {
+        sb_addf(err, "%s: not a readable artifact: %s", path,
+                r == ARCHIVE_EOF ? "it is empty" : archive_error_string(a));
+    } else if (strcmp(archive_entry_pathname(ae), "manifest.json") != 0 ||
+               archive_entry_filetype(ae) != AE_IFREG) {
+        sb_addf(err, "%s: the first member is \"%s\", not the file manifest.json", path,
+                archive_entry_pathname(ae));
+    } else if (archive_entry_size(ae) < 0 || archive_entry_size(ae) > (la_int64_t)MANIFEST_MAX) {
+        sb_addf(err, "%s: manifest.json is larger than %u MiB", path, MANIFEST_MAX >> 20);
+    } else {
+        size_t size = (size_t)archive_entry_size(ae);
+        char *buf = xmalloc(size + 1);
+        la_ssize_t got = archive_read_data(a, buf, size);
+        if (got != (la_ssize_t)size) {
+            sb_addf(err, "%s: manifest.json is truncated: %s", path,
+                    got < 0 ? archive_error_string(a) : "short read");
+        } else {
+            json_error_t je;
+            *manifest = json_loadb(buf, size, 0, &je);
+            if (!*manifest || !json_is_object(*manifest)) {
+                sb_addf(err, "%s: manifest.json is not a JSON object: %s (line %d)", path,
+                        *manifest ? "wrong type" : je.text, je.line);
+                json_decref(*manifest);
+                *manifest = NULL;
+            } else {
+                rc = 0;
+            }
+        }
+        free(buf);
+    }
+    archive_read_free(a);
+    return rc;
+}
+
+/* Compares the rest of the member with the file at dest; 1 when equal. */
+static int same_bytes(struct archive *a, const char *dest, uint64_t size, char *buf, char *buf2,
+                      int *io_error)
+{
+    int fd = open(dest, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *io_error = errno;
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    int same = (uint64_t)st.st_size == size;
+    for (;;) {
+        la_ssize_t r = archive_read_data(a, buf, CHUNK);
+        if (r < 0) {
+            *io_error = -1;
+            same = 0;
+            break;
+        }
+        if (r == 0)
+            break;
+        if (same) {
+            ssize_t got = read(fd, buf2, (size_t)r);
+            if (got != r || memcmp(buf, buf2, (size_t)r) != 0)
+                same = 0;
+        }
+    }
+    close(fd);
+    return same;
+}
+
+int artifact_extract(const char *path, const char *dir, struct extract_stats *st,
+                     struct strbuf *err)
+{
+    memset(st, 0, sizeof *st);
+    st->differing = json_array();
+    st->members = json_object();
+    struct stat ast;
+    if (stat(path, &ast) != 0) {
+        sb_addf(err, "%s: %s", path, strerror(errno));
+        return EXIT_IO;
+    }
+    uint64_t budget = (uint64_t)ast.st_size * BOMB_RATIO + BOMB_FLOOR, total = 0;
+    struct archive *a = open_reader(path, err);
+    if (!a)
+        return EXIT_IO;
+    char *buf = xmalloc(CHUNK), *buf2 = xmalloc(CHUNK);
+    int rc = 0, first = 1;
+    struct archive_entry *ae;
+    for (;;) {
+        int r = archive_read_next_header(a, &ae);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r != ARCHIVE_OK) {
+            sb_addf(err, "%s: corrupt archive: %s", path, archive_error_string(a));
+            rc = EXIT_IO;
+            break;
+        }
+        const char *name = archive_entry_pathname(ae);
+        name = name ? name : "";
+        if (first) {
+            first = 0;
+            if (strcmp(name, "manifest.json") == 0 && archive_entry_filetype(ae) == AE_IFREG)
+                continue; /* read by artifact_read_manifest */
+        }
+        if (archive_entry_filetype(ae) != AE_IFREG || archive_entry_hardlink(ae) ||
+            archive_entry_symlink(ae)) {
+            sb_addf(err, "%s: entry \"%s\" is not a regular file (links and devices are refused)",
+                    path, name);
+            rc = EXIT_IO;
+            break;
+        }
+        if (strncmp(name, "cache/", 6) != 0 || !cache_entry_name_ok(name + 6)) {
+            int escapes = name[0] == '/' || strstr(name, "..") != NULL;
+            sb_addf(err, "%s: entry \"%s\" %s", path, name,
+                    escapes ? "escapes the cache directory"
+                            : "is not a ccache result or manifest entry under cache/");
+            rc = EXIT_IO;
+            break;
+        }
+        la_int64_t size = archive_entry_size(ae);
+        if (size < 0 || (uint64_t)size > MEMBER_MAX) {
+            sb_addf(err, "%s: entry \"%s\" declares an impossible size", path, name);
+            rc = EXIT_IO;
+            break;
+        }
+        const char *rel = name + 6;
+        if (json_object_get(st->members, rel)) {
+            sb_addf(err, "%s: entry \"%s\" appears twice", path, name);
+            rc = EXIT_IO;
+            break;
+        }
+        json_object_set_new(st->members, rel, json_integer(size));
+        total += (uint64_t)size;
+        if (total > budget) {
+            sb_addf(err, "%s: decompresses to more than %dx its size (a decompression bomb?)", path,
+                    BOMB_RATIO);
+            rc = EXIT_IO;
+            break;
+        }
+        struct strbuf dest = STRBUF_INIT;
+        sb_addf(&dest, "%s/%s", dir, rel);
+        size_t len = strlen(rel);
+        if (plat_file_exists(sb_str(&dest))) {
+            if (rel[len - 1] == 'M') {
+                st->kept++; /* direct-mode manifests may differ in stat data: keep one */
+                archive_read_data_skip(a);
+            } else {
+                int ioe = 0;
+                int same = same_bytes(a, sb_str(&dest), (uint64_t)size, buf, buf2, &ioe);
+                if (ioe) {
+                    sb_addf(err, "%s: cannot compare entry \"%s\": %s", path, name,
+                            ioe > 0 ? strerror(ioe) : archive_error_string(a));
+                    rc = EXIT_IO;
+                } else if (same) {
+                    st->same++;
+                } else {
+                    json_array_append_new(st->differing, json_string(rel));
+                }
+            }
+            sb_release(&dest);
+            if (rc)
+                break;
+            continue;
+        }
+        char *parent =
+            xstrndup(sb_str(&dest), (size_t)(path_basename(sb_str(&dest)) - sb_str(&dest)));
+        int e = plat_mkdir_p(parent);
+        free(parent);
+        int fd = e ? -1 : open(sb_str(&dest), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            sb_addf(err, "cannot create \"%s\": %s", sb_str(&dest), strerror(e ? e : errno));
+            sb_release(&dest);
+            rc = EXIT_IO;
+            break;
+        }
+        uint64_t got = 0;
+        for (;;) {
+            la_ssize_t n = archive_read_data(a, buf, CHUNK);
+            if (n < 0) {
+                sb_addf(err, "%s: corrupt entry \"%s\": %s", path, name, archive_error_string(a));
+                rc = EXIT_IO;
+                break;
+            }
+            if (n == 0)
+                break;
+            got += (uint64_t)n;
+            const char *p = buf;
+            size_t left = (size_t)n;
+            while (left) {
+                ssize_t w = write(fd, p, left);
+                if (w < 0) {
+                    if (errno == EINTR)
+                        continue;
+                    sb_addf(err, "cannot write \"%s\": %s", sb_str(&dest), strerror(errno));
+                    rc = EXIT_IO;
+                    break;
+                }
+                p += w;
+                left -= (size_t)w;
+            }
+            if (rc)
+                break;
+        }
+        if (close(fd) != 0 && !rc) {
+            sb_addf(err, "cannot write \"%s\": %s", sb_str(&dest), strerror(errno));
+            rc = EXIT_IO;
+        }
+        if (!rc && got != (uint64_t)size) {
+            sb_addf(err, "%s: entry \"%s\" is truncated", path, name);
+            rc = EXIT_IO;
+        }
+        sb_release(&dest);
+        if (rc)
+            break;
+        st->added++;
+    }
+    free(buf);
+    free(buf2);
+    archive_read_free(a);
+    return rc;
+}

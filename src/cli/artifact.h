@@ -1,0 +1,47 @@
+/* artifact: a shard's product on disk: `shard-<cell>-<i>-of-<N>.tar.zst` holding
+ * manifest.json (first) and cache/<a>/<b>/<key>{R,M} (ccache's result and direct-mode
+ * manifest entries, nothing else). Written atomically; read as untrusted input: every
+ * member name, type and size is checked before a byte reaches the disk. */
+#ifndef SHARDCC_ARTIFACT_H
+#define SHARDCC_ARTIFACT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+#define ARTIFACT_FORMAT 1
+
+struct cache_entry {
+    char *rel; /* "8/9/d36m...R", relative to the cache directory */
+    uint64_t size;
+};
+
+/* The result (R) and manifest (M) entries under a ccache directory, sorted by path.
+ * 0, or EXIT_IO with a message. */
+int cache_list(const char *dir, struct cache_entry **out, size_t *n, struct strbuf *err);
+void cache_list_release(struct cache_entry *e, size_t n);
+/* True when rel is a well-formed cache entry name ("x/y/<key>R" or "...M"). */
+int cache_entry_name_ok(const char *rel);
+
+/* Writes manifest and the entries of cache_dir to path (temporary file + rename).
+ * 0, or EXIT_IO with a message. */
+int artifact_write(const char *path, const char *manifest, const char *cache_dir,
+                   const struct cache_entry *e, size_t n, struct strbuf *err);
+/* Reads the manifest (the first member). 0, or EXIT_IO with a message. */
+int artifact_read_manifest(const char *path, json_t **manifest, struct strbuf *err);
+
+struct extract_stats {
+    size_t added;      /* entries written */
+    size_t same;       /* result entries already present with the same bytes */
+    size_t kept;       /* manifest entries already present (first one kept) */
+    json_t *differing; /* result entries already present with other bytes (rel paths) */
+    json_t *members;   /* rel -> size of every cache member read */
+};
+
+/* Extracts the cache entries of path into dir (which must exist). 0, or EXIT_IO. */
+int artifact_extract(const char *path, const char *dir, struct extract_stats *st,
+                     struct strbuf *err);
+
+#endif

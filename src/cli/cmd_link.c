@@ -1,0 +1,194 @@
+/* shardcc link: the link job. Merges the shards' artifacts into a fresh cache, runs the
+ * plain full build in the link phase and applies the link guards: every TU compile a cache
+ * hit (hit rate >= the threshold, uncacheable and failed calls counted as misses), at least
+ * one TU compile seen, no stub written. */
+#include "args.h"
+#include "classify.h"
+#include "cli.h"
+#include "jobenv.h"
+#include "jrnl.h"
+#include "merge.h"
+#include "platform.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "shardcc link"
+
+static const char usage[] =
+    "usage: shardcc link --artifacts DIR|FILE... --expect-shards N [--min-hit-rate R]\n"
+    "                    [--cache DIR] [--root DIR] [--journal FILE] [--host-seat]\n"
+    "                    [--allow-partial] [--allow-nondeterministic] -- CMD...\n"
+    "\n"
+    "Merges the artifacts of shards 1..N (as shardcc merge), then runs CMD (the package's\n"
+    "ordinary full build) in the link phase, where every TU compile should be a cache hit\n"
+    "and nothing is stubbed, and checks:\n"
+    "  - hit rate = cache hits / TU compiles the seats saw >= R (default 0.90); uncacheable\n"
+    "    and failed compiles count as misses; every miss is listed by key;\n"
+    "  - at least one TU compile was seen (else the build bypassed the seat);\n"
+    "  - no stub was written (a shard variable leaked into the link job).\n"
+    "Ends with one line: hit rate 100.0% (24/24 TUs), 0 stubs, 3/3 shards\n"
+    "\n"
+    "  --artifacts P...       artifact files or directories (values up to the next option)\n"
+    "  --expect-shards N      the number of shards of the cell\n"
+    "  --min-hit-rate R       the threshold, 0..1 (default 0.90)\n"
+    "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
+    "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
+    "  --root, --host-seat, --real-nvcc, --real-cxx, --real-cc, --ccache: as for shardcc env\n"
+    "  --allow-partial, --allow-nondeterministic: as for shardcc merge\n"
+    "\n"
+    "Exit status: 0 ok, 1 the build failed, 2 usage, 3 a guard failed, 4 artifact or I/O.\n";
+
+int cmd_link(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, CMD, 0};
+    struct jobenv_opts o;
+    memset(&o, 0, sizeof o);
+    struct merge_opts mo;
+    memset(&mo, 0, sizeof mo);
+    mo.cmd = CMD;
+    mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
+    const char *expect = NULL, *rate_s = "0.90", *first;
+    while (a.i < argc && !a.error) {
+        if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
+            fputs(usage, stdout);
+            free(mo.inputs);
+            return EXIT_OK;
+        }
+        if (args_flag(&a, "--"))
+            break;
+        if (args_value(&a, "--artifacts", &first)) {
+            mo.inputs[mo.ninputs++] = (char *)first;
+            while (a.i < argc && argv[a.i][0] != '-')
+                mo.inputs[mo.ninputs++] = argv[a.i++];
+            continue;
+        }
+        if (args_value(&a, "--expect-shards", &expect) ||
+            args_value(&a, "--min-hit-rate", &rate_s) ||
+            (args_flag(&a, "--allow-partial") && (mo.allow_partial = 1)) ||
+            (args_flag(&a, "--allow-nondeterministic") && (mo.allow_nondeterministic = 1)) ||
+            jobenv_arg(&a, &o))
+            continue;
+        if (!a.error)
+            args_unknown(&a);
+    }
+    char *end;
+    double min_rate = strtod(rate_s, &end);
+    int rc = EXIT_USAGE;
+    if (a.error) {
+        /* reported */
+    } else if (!mo.ninputs) {
+        fprintf(stderr, CMD ": --artifacts is required (see --help)\n");
+    } else if (!expect || (mo.expect = atoi(expect)) < 1) {
+        fprintf(stderr, CMD ": --expect-shards N is required, N >= 1\n");
+    } else if (*end || min_rate < 0 || min_rate > 1) {
+        fprintf(stderr, CMD ": --min-hit-rate \"%s\" is not a number between 0 and 1\n", rate_s);
+    } else if (a.i >= argc) {
+        fprintf(stderr, CMD ": no build command after -- (see --help)\n");
+    } else {
+        rc = EXIT_OK;
+    }
+    if (rc) {
+        free(mo.inputs);
+        return rc;
+    }
+    char **build = argv + a.i;
+
+    struct strbuf rroot = STRBUF_INIT, dcache = STRBUF_INIT, djournal = STRBUF_INIT;
+    if (plat_realpath(o.root ? o.root : ".", &rroot) != 0) {
+        fprintf(stderr, CMD ": --root \"%s\": %s\n", o.root ? o.root : ".", strerror(errno));
+        return EXIT_USAGE;
+    }
+    sb_addf(&dcache, "%s/.shardcc/link/cache", sb_str(&rroot));
+    sb_addf(&djournal, "%s/.shardcc/link/journal.tsv", sb_str(&rroot));
+    if (!o.cache) {
+        int e = plat_rmtree(sb_str(&dcache));
+        if (e) {
+            report_error(CMD, "cannot clear \"%s\": %s", sb_str(&dcache), strerror(e));
+            return EXIT_IO;
+        }
+        o.cache = sb_str(&dcache);
+    }
+    if (!o.journal)
+        o.journal = sb_str(&djournal);
+    mo.cache = o.cache;
+    struct merge_result mr;
+    rc = merge_run(&mo, &mr);
+    free(mo.inputs);
+    if (rc)
+        return rc;
+    fprintf(stderr, CMD ": merged %d/%d shards of cell %s: %zu cache entries\n", mr.present,
+            mr.count, mr.cell, mr.added);
+
+    struct jobenv env;
+    rc = jobenv_build(&o, &env, CMD);
+    if (rc)
+        return rc;
+    if (strcmp(env.fingerprint, mr.fingerprint) != 0) {
+        report_error(CMD,
+                     "this job's toolchain fingerprint %s differs from the shards' %s: the "
+                     "link job would miss every TU (another nvcc, cicc, ptxas or host compiler?)",
+                     env.fingerprint, mr.fingerprint);
+        return EXIT_GUARD;
+    }
+    int e = plat_unlink(env.journal);
+    if (e) {
+        report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal, strerror(e));
+        return EXIT_IO;
+    }
+    fprintf(stderr, CMD ": running the build in the link phase\n");
+    jobenv_apply(&env);
+    int st = run_build(build);
+    if (st != 0) {
+        report_error(CMD, "the build failed (exit status %d)", st);
+        return EXIT_BUILD;
+    }
+
+    struct jrnl j;
+    e = jrnl_load(env.journal, &j);
+    if (e) {
+        report_error(CMD, "cannot read the journal \"%s\": %s", env.journal, strerror(e));
+        return EXIT_IO;
+    }
+    struct jstats s;
+    jrnl_stats(&j, &s);
+    size_t misses = s.cached - s.hits;
+    for (size_t k = 0; k < j.n; k++) {
+        const struct jrec *r = &j.r[k];
+        if (jrec_is_tu(r) && strcmp(r->action, "stub") &&
+            (r->status != 0 || !r->outcome || strcmp(r->outcome, "hit")))
+            fprintf(stderr, "  miss: %s (%s)\n", r->key ? r->key : "?",
+                    r->status    ? "failed"
+                    : r->outcome ? r->outcome
+                                 : "no ccache outcome");
+    }
+    double rate = s.tu ? (double)s.hits / (double)s.tu : 0.0;
+    fprintf(stderr, "hit rate %.1f%% (%zu/%zu TUs), %zu stub%s, %d/%d shards\n", rate * 100.0,
+            s.hits, s.tu, s.stubbed, s.stubbed == 1 ? "" : "s", mr.present, mr.count);
+    rc = EXIT_OK;
+    if (s.stubbed) {
+        report_error(CMD,
+                     "%zu TU compile%s were stubbed in the link job: a shard variable "
+                     "(SHARDCC_PHASE/SHARDCC_SHARD) leaked into it; the artifact would be "
+                     "empty code",
+                     s.stubbed, s.stubbed == 1 ? "" : "s");
+        rc = EXIT_GUARD;
+    }
+    if (s.tu == 0) {
+        report_error(CMD, "the seat saw no TU compile in the link job: the build bypassed "
+                          "shardcc-nvcc, so nothing came from the shards");
+        rc = EXIT_GUARD;
+    } else if (rate + 1e-12 < min_rate) {
+        report_error(CMD,
+                     "hit rate %.1f%% is below the minimum %.1f%%: %zu TU%s compiled "
+                     "again (listed above)",
+                     rate * 100.0, min_rate * 100.0, misses + s.stubbed,
+                     misses + s.stubbed == 1 ? "" : "s");
+        rc = EXIT_GUARD;
+    }
+    jrnl_release(&j);
+    jobenv_release(&env);
+    return rc;
+}

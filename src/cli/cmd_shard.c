@@ -1,0 +1,290 @@
+/* shardcc shard: one shard job. Runs the build with the shard's environment, applies the
+ * shard guard (the seat saw TU compiles; an owning shard cached results) and packs the
+ * artifact: manifest.json + the cache's result and manifest entries. */
+#include "args.h"
+#include "artifact.h"
+#include "classify.h"
+#include "cli.h"
+#include "jobenv.h"
+#include "jrnl.h"
+#include "path.h"
+#include "platform.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: shardcc shard --shard I/N --artifact PATH [--cell ID] [--root DIR] [--cache DIR]\n"
+    "                     [--journal FILE] [--host-seat] [--real-nvcc PATH] ... -- CMD...\n"
+    "\n"
+    "Runs CMD (the package's ordinary build) as shard I of N: the seats compile the TUs\n"
+    "shard I owns through ccache and stub the others. Then checks the shard guard and writes\n"
+    "the artifact shard-<cell>-<I>-of-<N>.tar.zst (manifest.json + the cache's entries).\n"
+    "\n"
+    "  --shard I/N      this job is shard I of N (1 <= I <= N)\n"
+    "  --artifact PATH  the artifact file, or a directory to put it in\n"
+    "  --cell ID        the build this shard belongs to: package, platform, python, cuda...\n"
+    "                   (letters, digits, . _ + -; default: default)\n"
+    "  --root DIR       the project root (default: .)\n"
+    "  --cache DIR      the ccache directory (default: a fresh ROOT/.shardcc/shard-I-of-N/cache)\n"
+    "  --journal FILE   the seats' journal (default: ROOT/.shardcc/shard-I-of-N/journal.tsv)\n"
+    "  --host-seat, --real-nvcc, --real-cxx, --real-cc, --ccache: as for shardcc env\n"
+    "\n"
+    "Exit status: 0 ok (also for a shard that owned no TU: a warning and an artifact with no\n"
+    "entries), 1 the build failed (no artifact), 2 usage, 3 guard failed (the seat saw no TU\n"
+    "compile: the build bypassed it; or the shard owned TUs but cached no result), 4 I/O.\n";
+
+#define CMD "shardcc shard"
+
+int cell_id_ok(const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0 || n > 200 || id[0] == '.' || id[0] == '-')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '+' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+char *ccache_version(const char *ccache)
+{
+    struct strbuf out = STRBUF_INIT;
+    char *argv[] = {(char *)ccache, "--version", NULL};
+    int st = plat_run_capture(argv, &out);
+    const char *p = strstr(sb_str(&out), "version ");
+    char *v = NULL;
+    if (st == 0 && p) {
+        p += 8;
+        size_t n = strcspn(p, " \n\r");
+        v = xstrndup(p, n);
+    }
+    sb_release(&out);
+    return v ? v : xstrdup("unknown");
+}
+
+int run_build(char **argv)
+{
+    int st = plat_spawn_wait_path(argv);
+    if (st < 0) {
+        report_error("shardcc", "cannot run \"%s\": %s", argv[0], strerror(errno));
+        return 127;
+    }
+    return st;
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static char *build_manifest(const char *cell, int i, int n, const struct jobenv *env,
+                            const struct jrnl *j, const struct cache_entry *e, size_t ne,
+                            double wall)
+{
+    json_t *tus = json_array(), *others = json_array(), *entries = json_array();
+    for (size_t k = 0; k < j->n; k++) {
+        const struct jrec *r = &j->r[k];
+        if (jrec_is_tu(r)) {
+            json_array_append_new(
+                tus, json_pack("{s:s?, s:s, s:f, s:i, s:o, s:o}", "key", r->key, "decision",
+                               strcmp(r->action, "stub") ? "owned" : "stubbed", "seconds",
+                               (double)r->dur_us / 1e6, "status", r->status, "outcome",
+                               str_or_null(r->outcome), "result", str_or_null(r->result_key)));
+        } else if (!strcmp(r->kind, "other") && r->result_key) {
+            json_array_append_new(
+                others, json_pack("{s:o, s:o, s:s}", "output", str_or_null(r->output), "outcome",
+                                  str_or_null(r->outcome), "result", r->result_key));
+        }
+    }
+    for (size_t k = 0; k < ne; k++) {
+        struct strbuf p = STRBUF_INIT;
+        sb_addf(&p, "cache/%s", e[k].rel);
+        json_array_append_new(
+            entries, json_pack("{s:s, s:I}", "path", sb_str(&p), "size", (json_int_t)e[k].size));
+        sb_release(&p);
+    }
+    char *ccv = ccache_version(env->tc.ccache);
+    json_t *m =
+        json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:n, s:f, s:o, s:o, s:o}", "format",
+                  ARTIFACT_FORMAT, "tool", "shardcc " SHARDCC_VERSION, "ccache", ccv, "cell", cell,
+                  "shard", i, "count", n, "fingerprint", env->fingerprint, "plan", "wall_seconds",
+                  wall, "tus", tus, "others", others, "entries", entries);
+    free(ccv);
+    char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(m);
+    return s;
+}
+
+int cmd_shard(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, CMD, 0};
+    struct jobenv_opts o;
+    memset(&o, 0, sizeof o);
+    const char *shard = NULL, *artifact = NULL, *cell = "default";
+    while (a.i < argc && !a.error) {
+        if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (args_flag(&a, "--"))
+            break;
+        if (args_value(&a, "--shard", &shard) || args_value(&a, "--artifact", &artifact) ||
+            args_value(&a, "--cell", &cell) || jobenv_arg(&a, &o))
+            continue;
+        if (!a.error)
+            args_unknown(&a);
+    }
+    if (a.error)
+        return EXIT_USAGE;
+    if (!shard || parse_shard_spec(shard, &o.shard, &o.count) != 0) {
+        fprintf(stderr, CMD ": --shard I/N is required, with 1 <= I <= N (got \"%s\")\n",
+                shard ? shard : "");
+        return EXIT_USAGE;
+    }
+    if (!artifact) {
+        fprintf(stderr, CMD ": --artifact PATH is required (see --help)\n");
+        return EXIT_USAGE;
+    }
+    if (!cell_id_ok(cell)) {
+        fprintf(stderr,
+                CMD ": --cell \"%s\": use letters, digits, '.', '_', '+', '-' (not "
+                    "first '.' or '-')\n",
+                cell);
+        return EXIT_USAGE;
+    }
+    if (a.i >= argc) {
+        fprintf(stderr, CMD ": no build command after -- (see --help)\n");
+        return EXIT_USAGE;
+    }
+    char **build = argv + a.i;
+
+    /* The artifact's final path: a directory gets the canonical name. */
+    struct strbuf apath = STRBUF_INIT, name = STRBUF_INIT, state = STRBUF_INIT;
+    sb_addf(&name, "shard-%s-%d-of-%d.tar.zst", cell, o.shard, o.count);
+    size_t alen = strlen(artifact);
+    if (plat_is_dir(artifact) || (alen && artifact[alen - 1] == '/'))
+        sb_addf(&apath, "%s%s%s", artifact, artifact[alen - 1] == '/' ? "" : "/", sb_str(&name));
+    else
+        sb_adds(&apath, artifact);
+    if (path_basename(sb_str(&apath))[0] == '.' || !path_basename(sb_str(&apath))[0]) {
+        fprintf(stderr,
+                CMD ": artifact name \"%s\" starts with '.' (CI uploaders drop hidden "
+                    "files)\n",
+                sb_str(&apath));
+        return EXIT_USAGE;
+    }
+
+    /* Default cache and journal: fresh, in a state directory of this shard's own. */
+    struct strbuf rroot = STRBUF_INIT;
+    if (plat_realpath(o.root ? o.root : ".", &rroot) != 0) {
+        fprintf(stderr, CMD ": --root \"%s\": %s\n", o.root ? o.root : ".", strerror(errno));
+        return EXIT_USAGE;
+    }
+    sb_addf(&state, "%s/.shardcc/shard-%d-of-%d", sb_str(&rroot), o.shard, o.count);
+    struct strbuf dcache = STRBUF_INIT, djournal = STRBUF_INIT;
+    sb_addf(&dcache, "%s/cache", sb_str(&state));
+    sb_addf(&djournal, "%s/journal.tsv", sb_str(&state));
+    if (!o.cache) {
+        int e = plat_rmtree(sb_str(&dcache));
+        if (e) {
+            report_error(CMD, "cannot clear \"%s\": %s", sb_str(&dcache), strerror(e));
+            return EXIT_IO;
+        }
+        o.cache = sb_str(&dcache);
+    }
+    if (!o.journal)
+        o.journal = sb_str(&djournal);
+    struct jobenv env;
+    int rc = jobenv_build(&o, &env, CMD);
+    if (rc)
+        return rc;
+    int e = plat_unlink(env.journal);
+    if (e) {
+        report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal, strerror(e));
+        return EXIT_IO;
+    }
+    struct cache_entry *ents;
+    size_t nents;
+    struct strbuf err = STRBUF_INIT;
+    if (cache_list(env.cache, &ents, &nents, &err) == 0 && nents)
+        report_warning(CMD,
+                       "the cache \"%s\" already holds %zu entries: the artifact will carry "
+                       "them too",
+                       env.cache, nents);
+    cache_list_release(ents, nents);
+
+    fprintf(stderr, CMD ": shard %d/%d of cell %s: running the build\n", o.shard, o.count, cell);
+    jobenv_apply(&env);
+    uint64_t t0 = plat_monotonic_us();
+    int st = run_build(build);
+    double wall = (double)(plat_monotonic_us() - t0) / 1e6;
+    if (st != 0) {
+        report_error(CMD, "shard %d/%d: the build failed (exit status %d); no artifact written",
+                     o.shard, o.count, st);
+        return EXIT_BUILD;
+    }
+
+    struct jrnl j;
+    e = jrnl_load(env.journal, &j);
+    if (e) {
+        report_error(CMD, "cannot read the journal \"%s\": %s", env.journal, strerror(e));
+        return EXIT_IO;
+    }
+    struct jstats s;
+    jrnl_stats(&j, &s);
+    if (s.tu == 0) {
+        report_error(CMD,
+                     "shard %d/%d: the seat saw no TU compile: the build bypassed shardcc-nvcc "
+                     "(%zu probe, %zu other calls seen). Does it take its compiler from "
+                     "CUDACXX / PYTORCH_NVCC / $CUDA_HOME/bin/nvcc, or download a prebuilt "
+                     "binary?",
+                     o.shard, o.count, s.probes, s.others);
+        return EXIT_GUARD;
+    }
+    if (cache_list(env.cache, &ents, &nents, &err) != 0) {
+        report_error(CMD, "%s", sb_str(&err));
+        return EXIT_IO;
+    }
+    size_t results = 0;
+    for (size_t k = 0; k < nents; k++)
+        results += ents[k].rel[strlen(ents[k].rel) - 1] == 'R';
+    if (s.cached > 0 && results == 0) {
+        report_error(CMD,
+                     "shard %d/%d: owned %zu TUs but its cache \"%s\" holds no result: ccache "
+                     "cached nothing (see the outcomes in %s)",
+                     o.shard, o.count, s.cached, env.cache, env.journal);
+        return EXIT_GUARD;
+    }
+    for (size_t k = 0; k < j.n; k++) {
+        const struct jrec *r = &j.r[k];
+        if (jrec_is_tu(r) && strcmp(r->action, "stub") && r->outcome && strcmp(r->outcome, "hit") &&
+            strcmp(r->outcome, "miss"))
+            report_warning(CMD, "%s was not cacheable (%s): the link job will compile it again",
+                           r->key ? r->key : "?", r->outcome);
+    }
+    if (s.cached == 0)
+        report_warning(CMD, "shard %d/%d saw %zu TUs but owned none: an artifact with no entries",
+                       o.shard, o.count, s.tu);
+
+    char *manifest = build_manifest(cell, o.shard, o.count, &env, &j, ents, nents, wall);
+    rc = artifact_write(sb_str(&apath), manifest, env.cache, ents, nents, &err);
+    free(manifest);
+    if (rc) {
+        report_error(CMD, "%s", sb_str(&err));
+        return rc;
+    }
+    fprintf(stderr,
+            CMD ": shard %d/%d: %zu TUs owned (%.1f s of compiles), %zu stubbed, %zu cache "
+                "entries -> %s\n",
+            o.shard, o.count, s.cached, s.cached_seconds, s.stubbed, nents, sb_str(&apath));
+    cache_list_release(ents, nents);
+    jrnl_release(&j);
+    jobenv_release(&env);
+    return EXIT_OK;
+}

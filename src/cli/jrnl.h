@@ -1,0 +1,40 @@
+/* jrnl: the CLI's reader of the seats' journal (docs/journal.md) and the counts the guards
+ * and reports take from it. The writer is src/wrap/journal.c. */
+#ifndef SHARDCC_JRNL_H
+#define SHARDCC_JRNL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct jrec {
+    uint64_t wall_us, dur_us;
+    long pid;
+    char seat[8], phase[8], kind[8], action[8];
+    int shard, count, status, owner;
+    char *key, *output, *outcome, *result_key; /* NULL when "-" */
+};
+
+struct jrnl {
+    struct jrec *r;
+    size_t n;
+    size_t skipped; /* lines that were not well-formed records */
+};
+
+/* Loads path (a missing file is an empty journal). 0 or an errno. */
+int jrnl_load(const char *path, struct jrnl *j);
+void jrnl_release(struct jrnl *j);
+
+struct jstats {
+    size_t tu;      /* TU compiles seen (cached or stubbed) */
+    size_t cached;  /* TU compiles run through ccache (owned, or any in the link phase) */
+    size_t stubbed; /* TU compiles written as stubs */
+    size_t hits;    /* cached TU compiles that were cache hits */
+    size_t failed;  /* cached TU compiles that exited non-zero */
+    size_t probes, others, infos;
+    double cached_seconds; /* wall time of the cached TU compiles */
+};
+
+void jrnl_stats(const struct jrnl *j, struct jstats *s);
+int jrec_is_tu(const struct jrec *r);
+
+#endif

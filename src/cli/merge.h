@@ -1,0 +1,30 @@
+/* merge: unions shard artifacts into one ccache directory after checking that they are
+ * exactly shards 1..N of one cell (guard 2) and that colliding results are identical
+ * (guard 5). The union is built beside the target and renamed into place at the end, so a
+ * failed merge never leaves a cache that looks whole. Used by `merge` and `link`. */
+#ifndef SHARDCC_MERGE_H
+#define SHARDCC_MERGE_H
+
+#include <stddef.h>
+
+struct merge_opts {
+    const char *cache; /* target: must not exist, or be an empty directory */
+    char **inputs;     /* artifact files, or directories holding *.tar.zst */
+    size_t ninputs;
+    int expect;        /* N the caller expects, 0 for "as the manifests say" */
+    int allow_partial; /* missing shards: warn instead of failing */
+    int allow_nondeterministic;
+    const char *cmd; /* for messages */
+};
+
+struct merge_result {
+    int count, present;
+    char cell[256];
+    char fingerprint[128];
+    size_t added, same, kept, differing;
+};
+
+/* Returns an exit status; messages are printed. */
+int merge_run(const struct merge_opts *o, struct merge_result *r);
+
+#endif
