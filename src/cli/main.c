@@ -18,6 +18,8 @@ static const struct command {
     {"shard", cmd_shard, "run the build as shard I of N and pack its artifact"},
     {"merge", cmd_merge, "union shard artifacts into one cache, checking them"},
     {"link", cmd_link, "merge, replay the full build from the cache, check the guards"},
+    {"local", cmd_local, "run the whole pipeline (N shards, then the link) on this machine"},
+    {"compare", cmd_compare, "are two objects, libraries or wheels the same bytes?"},
 };
 
 static void usage(FILE *f)

@@ -49,6 +49,8 @@ int plat_is_dir(const char *path);
 /* Runs argv (argv[0] looked up on PATH) with this process's environment and standard
  * streams, waits, and returns its exit status (128+S for a signal S), or -1 (errno set). */
 int plat_spawn_wait_path(char *const argv[]);
+/* As plat_spawn_wait_path, with standard output and error appended to the file log. */
+int plat_spawn_wait_log(char *const argv[], const char *log);
 /* Removes a directory tree (links are removed, never followed); a missing one is not an
  * error. 0 or an errno. */
 int plat_rmtree(const char *dir);

@@ -1,6 +1,6 @@
 #include "kern/ops.cuh"
 
-/* Heavy TU: every block size, radius and tile for float and double and four register-tiled GEMMs
+/* Heavy TU: every block size, radius and tile for float and double and twelve register-tiled GEMMs
  * per type (about 5x the compile time of a light TU). */
 extern "C" void kern_heavy_01_launch_all(const void *in, void *out, int n)
 {
@@ -11,6 +11,14 @@ extern "C" void kern_heavy_01_launch_all(const void *in, void *out, int n)
         kern::launch_gemm<float, 8, 4, 8>(x, x, y, n);
         kern::launch_gemm<float, 4, 8, 16>(x, x, y, n);
         kern::launch_gemm<float, 8, 8, 8>(x, x, y, n);
+        kern::launch_gemm<float, 2, 8, 8>(x, x, y, n);
+        kern::launch_gemm<float, 8, 2, 8>(x, x, y, n);
+        kern::launch_gemm<float, 4, 4, 16>(x, x, y, n);
+        kern::launch_gemm<float, 2, 4, 8>(x, x, y, n);
+        kern::launch_gemm<float, 4, 2, 8>(x, x, y, n);
+        kern::launch_gemm<float, 2, 2, 16>(x, x, y, n);
+        kern::launch_gemm<float, 4, 8, 8>(x, x, y, n);
+        kern::launch_gemm<float, 8, 4, 16>(x, x, y, n);
         kern::launch_reduce<float, 64>(x, y, n);
         kern::launch_reduce<float, 128>(x, y, n);
         kern::launch_reduce<float, 256>(x, y, n);
@@ -32,6 +40,14 @@ extern "C" void kern_heavy_01_launch_all(const void *in, void *out, int n)
         kern::launch_gemm<double, 8, 4, 8>(x, x, y, n);
         kern::launch_gemm<double, 4, 8, 16>(x, x, y, n);
         kern::launch_gemm<double, 8, 8, 8>(x, x, y, n);
+        kern::launch_gemm<double, 2, 8, 8>(x, x, y, n);
+        kern::launch_gemm<double, 8, 2, 8>(x, x, y, n);
+        kern::launch_gemm<double, 4, 4, 16>(x, x, y, n);
+        kern::launch_gemm<double, 2, 4, 8>(x, x, y, n);
+        kern::launch_gemm<double, 4, 2, 8>(x, x, y, n);
+        kern::launch_gemm<double, 2, 2, 16>(x, x, y, n);
+        kern::launch_gemm<double, 4, 8, 8>(x, x, y, n);
+        kern::launch_gemm<double, 8, 4, 16>(x, x, y, n);
         kern::launch_reduce<double, 64>(x, y, n);
         kern::launch_reduce<double, 128>(x, y, n);
         kern::launch_reduce<double, 256>(x, y, n);

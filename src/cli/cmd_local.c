@@ -1,0 +1,296 @@
+/* shardcc local: the whole pipeline on one machine, as CI would run it: the unsharded
+ * build (the baseline), N shard builds each from a clean tree, then the link job; a table
+ * per shard and the predicted CI makespan against the unsharded build. */
+#include "args.h"
+#include "classify.h"
+#include "cli.h"
+#include "jobenv.h"
+#include "jrnl.h"
+#include "platform.h"
+#include "strvec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "shardcc local"
+
+static const char usage[] =
+    "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR] [--host-seat]\n"
+    "                     [--no-baseline] -- BUILD...\n"
+    "\n"
+    "Runs the whole pipeline here: the unsharded BUILD (the baseline), then shards 1..N, each\n"
+    "after CMD cleaned the build tree (as in a fresh CI job), then the link job, and prints\n"
+    "a table per shard (TUs owned, compile seconds, wall seconds) and the predicted CI\n"
+    "makespan (slowest shard + link) against the unsharded build. Each build's output goes\n"
+    "to ROOT/.shardcc/local/logs/; artifacts to ROOT/.shardcc/local/artifacts/.\n"
+    "\n"
+    "  -n N            the number of shards\n"
+    "  --jobs J        build parallelism of one CI job (sets CMAKE_BUILD_PARALLEL_LEVEL,\n"
+    "                  MAX_JOBS and MAKEFLAGS=-jJ)\n"
+    "  --clean CMD     a shell command run before every build to make the tree clean\n"
+    "                  (e.g. 'rm -rf build'); without it builds reuse the tree\n"
+    "  --cell ID       the cell id (default: local)\n"
+    "  --root DIR      the project root (default: .)\n"
+    "  --host-seat     also shard the host C/C++ TUs (CXX/CC)\n"
+    "  --no-baseline   skip the unsharded build\n"
+    "\n"
+    "Exit status: that of the first step that failed (1 build, 3 guard, 4 I/O), else 0.\n";
+
+static double now_s(void)
+{
+    return (double)plat_monotonic_us() / 1e6;
+}
+
+static int run_clean(const char *clean, const char *log)
+{
+    if (!clean)
+        return 0;
+    char *argv[] = {"/bin/sh", "-c", (char *)clean, NULL};
+    int st = plat_spawn_wait_log(argv, log);
+    if (st != 0)
+        report_error(CMD, "the clean command failed (exit status %d): %s (log: %s)", st, clean,
+                     log);
+    return st;
+}
+
+static int run_logged(char **argv, const char *log)
+{
+    int st = plat_spawn_wait_log(argv, log);
+    if (st < 0) {
+        report_error(CMD, "cannot run \"%s\": %s", argv[0], strerror(errno));
+        return EXIT_IO;
+    }
+    return st;
+}
+
+/* Removes what would turn the baseline into a seat build. */
+static void plain_environment(void)
+{
+    static const char *const vars[] = {"SHARDCC_ROOT",    "SHARDCC_PHASE", "SHARDCC_SHARD",
+                                       "SHARDCC_JOURNAL", "SHARDCC_DEPTH", "CCACHE_DIR"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    static const char *const seats[] = {"PYTORCH_NVCC", "CUDACXX", "CXX", "CC"};
+    for (size_t i = 0; i < sizeof seats / sizeof seats[0]; i++) {
+        const char *v = getenv(seats[i]);
+        if (v && strstr(v, "shardcc"))
+            unsetenv(seats[i]);
+    }
+}
+
+int cmd_local(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, CMD, 0};
+    const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".";
+    int host_seat = 0, baseline = 1;
+    while (a.i < argc && !a.error) {
+        if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (args_flag(&a, "--"))
+            break;
+        if (args_value(&a, "-n", &n_s) || args_value(&a, "--jobs", &jobs) ||
+            args_value(&a, "--clean", &clean) || args_value(&a, "--cell", &cell) ||
+            args_value(&a, "--root", &root) || (args_flag(&a, "--host-seat") && (host_seat = 1)) ||
+            (args_flag(&a, "--no-baseline") && !(baseline = 0)))
+            continue;
+        if (!a.error)
+            args_unknown(&a);
+    }
+    if (a.error)
+        return EXIT_USAGE;
+    int n = n_s ? atoi(n_s) : 0;
+    if (n < 1 || n > 1000) {
+        fprintf(stderr, CMD ": -n N is required, 1 <= N <= 1000\n");
+        return EXIT_USAGE;
+    }
+    if (jobs && atoi(jobs) < 1) {
+        fprintf(stderr, CMD ": --jobs \"%s\" is not a positive number\n", jobs);
+        return EXIT_USAGE;
+    }
+    if (!cell_id_ok(cell)) {
+        fprintf(stderr, CMD ": --cell \"%s\" is not a valid cell id\n", cell);
+        return EXIT_USAGE;
+    }
+    if (a.i >= argc) {
+        fprintf(stderr, CMD ": no build command after -- (see --help)\n");
+        return EXIT_USAGE;
+    }
+    char **build = argv + a.i;
+    int nbuild = argc - a.i;
+    struct strbuf rroot = STRBUF_INIT, self = STRBUF_INIT, work = STRBUF_INIT, arts = STRBUF_INIT,
+                  logs = STRBUF_INIT, log = STRBUF_INIT;
+    if (plat_realpath(root, &rroot) != 0) {
+        fprintf(stderr, CMD ": --root \"%s\": %s\n", root, strerror(errno));
+        return EXIT_USAGE;
+    }
+    plat_self_exe(&self);
+    sb_addf(&work, "%s/.shardcc/local", sb_str(&rroot));
+    sb_addf(&arts, "%s/artifacts", sb_str(&work));
+    sb_addf(&logs, "%s/logs", sb_str(&work));
+    int e = plat_rmtree(sb_str(&work));
+    if (!e)
+        e = plat_mkdir_p(sb_str(&arts));
+    if (!e)
+        e = plat_mkdir_p(sb_str(&logs));
+    if (e) {
+        report_error(CMD, "cannot prepare \"%s\": %s", sb_str(&work), strerror(e));
+        return EXIT_IO;
+    }
+    if (!clean)
+        report_warning(CMD, "no --clean command: every build reuses the tree, unlike CI");
+    if (jobs) {
+        setenv("CMAKE_BUILD_PARALLEL_LEVEL", jobs, 1);
+        setenv("MAX_JOBS", jobs, 1);
+        struct strbuf mf = STRBUF_INIT;
+        sb_addf(&mf, "-j%s", jobs);
+        setenv("MAKEFLAGS", sb_str(&mf), 1);
+        sb_release(&mf);
+    }
+    plain_environment();
+    int steps = n + 1 + baseline, step = 0, rc = 0;
+    double t_start = now_s(), base_wall = 0, link_wall = 0;
+    double *wall = calloc((size_t)n + 1, sizeof *wall), *comp = calloc((size_t)n + 1, sizeof *comp);
+    size_t *owned = calloc((size_t)n + 1, sizeof *owned);
+
+    if (baseline) {
+        fprintf(stderr, CMD ": [%d/%d] unsharded build (baseline) ... %.0f s elapsed\n", ++step,
+                steps, now_s() - t_start);
+        sb_reset(&log);
+        sb_addf(&log, "%s/baseline.log", sb_str(&logs));
+        rc = run_clean(clean, sb_str(&log));
+        double t0 = now_s();
+        if (!rc && (rc = run_logged(build, sb_str(&log))) != 0)
+            report_error(CMD, "the unsharded build failed (exit status %d); log: %s", rc,
+                         sb_str(&log));
+        base_wall = now_s() - t0;
+    }
+    for (int i = 1; i <= n && !rc; i++) {
+        fprintf(stderr, CMD ": [%d/%d] shard %d/%d ... %.0f s elapsed\n", ++step, steps, i, n,
+                now_s() - t_start);
+        sb_reset(&log);
+        sb_addf(&log, "%s/shard-%d-of-%d.log", sb_str(&logs), i, n);
+        rc = run_clean(clean, sb_str(&log));
+        if (rc)
+            break;
+        struct strvec v = STRVEC_INIT;
+        struct strbuf spec = STRBUF_INIT;
+        sb_addf(&spec, "%d/%d", i, n);
+        sv_push(&v, sb_str(&self));
+        sv_push(&v, "shard");
+        sv_push(&v, "--shard");
+        sv_push(&v, sb_str(&spec));
+        sv_push(&v, "--cell");
+        sv_push(&v, cell);
+        sv_push(&v, "--root");
+        sv_push(&v, sb_str(&rroot));
+        sv_push(&v, "--artifact");
+        sv_push(&v, sb_str(&arts));
+        if (host_seat)
+            sv_push(&v, "--host-seat");
+        sv_push(&v, "--");
+        sv_pushv(&v, build, (size_t)nbuild);
+        double t0 = now_s();
+        rc = run_logged(sv_argv(&v), sb_str(&log));
+        wall[i] = now_s() - t0;
+        sv_clear(&v);
+        sb_release(&spec);
+        if (rc) {
+            report_error(CMD, "shard %d/%d failed (exit status %d); log: %s", i, n, rc,
+                         sb_str(&log));
+            break;
+        }
+        struct strbuf jp = STRBUF_INIT;
+        sb_addf(&jp, "%s/.shardcc/shard-%d-of-%d/journal.tsv", sb_str(&rroot), i, n);
+        struct jrnl j;
+        if (jrnl_load(sb_str(&jp), &j) == 0) {
+            struct jstats s;
+            jrnl_stats(&j, &s);
+            owned[i] = s.cached;
+            comp[i] = s.cached_seconds;
+            jrnl_release(&j);
+        }
+        sb_release(&jp);
+    }
+    struct jstats ls;
+    memset(&ls, 0, sizeof ls);
+    if (!rc) {
+        fprintf(stderr, CMD ": [%d/%d] link job ... %.0f s elapsed\n", ++step, steps,
+                now_s() - t_start);
+        sb_reset(&log);
+        sb_addf(&log, "%s/link.log", sb_str(&logs));
+        rc = run_clean(clean, sb_str(&log));
+        if (!rc) {
+            struct strvec v = STRVEC_INIT;
+            struct strbuf ns = STRBUF_INIT;
+            sb_addf(&ns, "%d", n);
+            sv_push(&v, sb_str(&self));
+            sv_push(&v, "link");
+            sv_push(&v, "--artifacts");
+            sv_push(&v, sb_str(&arts));
+            sv_push(&v, "--expect-shards");
+            sv_push(&v, sb_str(&ns));
+            sv_push(&v, "--root");
+            sv_push(&v, sb_str(&rroot));
+            if (host_seat)
+                sv_push(&v, "--host-seat");
+            sv_push(&v, "--");
+            sv_pushv(&v, build, (size_t)nbuild);
+            double t0 = now_s();
+            rc = run_logged(sv_argv(&v), sb_str(&log));
+            link_wall = now_s() - t0;
+            sv_clear(&v);
+            sb_release(&ns);
+            if (rc)
+                report_error(CMD, "the link job failed (exit status %d); log: %s", rc,
+                             sb_str(&log));
+            struct strbuf jp = STRBUF_INIT;
+            sb_addf(&jp, "%s/.shardcc/link/journal.tsv", sb_str(&rroot));
+            struct jrnl j;
+            if (jrnl_load(sb_str(&jp), &j) == 0) {
+                jrnl_stats(&j, &ls);
+                jrnl_release(&j);
+            }
+            sb_release(&jp);
+        }
+    }
+
+    printf("\n%-8s %10s %12s %9s\n", "job", "TUs owned", "compile s", "wall s");
+    double slowest = 0, total_comp = 0;
+    for (int i = 1; i <= n; i++) {
+        if (wall[i] == 0)
+            continue;
+        printf("%3d/%-4d %10zu %12.1f %9.1f\n", i, n, owned[i], comp[i], wall[i]);
+        if (wall[i] > slowest)
+            slowest = wall[i];
+        total_comp += comp[i];
+    }
+    if (link_wall > 0)
+        printf("%-8s %10s %12s %9.1f   hit rate %.1f%% (%zu/%zu TUs), %zu stubs\n", "link", "-",
+               "-", link_wall, ls.tu ? 100.0 * (double)ls.hits / (double)ls.tu : 0.0, ls.hits,
+               ls.tu, ls.stubbed);
+    if (!rc) {
+        printf("\npredicted CI makespan: %.1f s (slowest shard %.1f s + link %.1f s)",
+               slowest + link_wall, slowest, link_wall);
+        if (baseline && base_wall > 0)
+            printf("; unsharded build %.1f s: %.2fx faster, link job %.1f%% of the unsharded "
+                   "build\n",
+                   base_wall, base_wall / (slowest + link_wall), 100.0 * link_wall / base_wall);
+        else
+            printf("\n");
+        printf("total compile time over the shards: %.1f s\n", total_comp);
+    }
+    free(wall);
+    free(comp);
+    free(owned);
+    sb_release(&rroot);
+    sb_release(&self);
+    sb_release(&work);
+    sb_release(&arts);
+    sb_release(&logs);
+    sb_release(&log);
+    return rc;
+}

@@ -1,0 +1,364 @@
+/* compare: normalising and comparing build products (see compare.h). */
+#include "compare.h"
+#include "classify.h"
+#include "platform.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_hex(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+size_t mask_tmpxft(unsigned char *buf, size_t len)
+{
+    static const char pat[] = "tmpxft_";
+    size_t n = 0;
+    for (size_t i = 0; i + 7 + 17 <= len; i++) {
+        if (buf[i] != 't' || memcmp(buf + i, pat, 7) != 0)
+            continue;
+        unsigned char *h = buf + i + 7;
+        int ok = h[8] == '_';
+        for (int k = 0; ok && k < 17; k++)
+            if (k != 8 && !is_hex(h[k]))
+                ok = 0;
+        if (!ok)
+            continue;
+        for (int k = 0; k < 17; k++)
+            if (k != 8)
+                h[k] = 'X';
+        n++;
+        i += 7 + 16;
+    }
+    return n;
+}
+
+static const Elf64_Shdr *elf_sections(const unsigned char *buf, size_t len, size_t *n,
+                                      const char **names, size_t *names_len)
+{
+    if (len < sizeof(Elf64_Ehdr) || memcmp(buf, ELFMAG, SELFMAG) != 0 ||
+        buf[EI_CLASS] != ELFCLASS64 || buf[EI_DATA] != ELFDATA2LSB)
+        return NULL;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+    if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
+        (len - eh->e_shoff) / sizeof(Elf64_Shdr) < eh->e_shnum || eh->e_shstrndx >= eh->e_shnum)
+        return NULL;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(buf + eh->e_shoff);
+    const Elf64_Shdr *str = &sh[eh->e_shstrndx];
+    if (str->sh_offset > len || str->sh_size > len - str->sh_offset)
+        return NULL;
+    *n = eh->e_shnum;
+    *names = (const char *)buf + str->sh_offset;
+    *names_len = str->sh_size;
+    return sh;
+}
+
+static const char *section_name(const char *names, size_t names_len, Elf64_Word off)
+{
+    if (off >= names_len || !memchr(names + off, '\0', names_len - off))
+        return "?";
+    return names + off;
+}
+
+int blank_build_id(unsigned char *buf, size_t len)
+{
+    size_t n, nl;
+    const char *names;
+    const Elf64_Shdr *sh = elf_sections(buf, len, &n, &names, &nl);
+    if (!sh || ((uintptr_t)sh % _Alignof(Elf64_Shdr)) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(section_name(names, nl, sh[i].sh_name), ".note.gnu.build-id") != 0)
+            continue;
+        if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_offset > len ||
+            sh[i].sh_size > len - sh[i].sh_offset)
+            return 0;
+        memset(buf + sh[i].sh_offset, 0, sh[i].sh_size);
+        return 1;
+    }
+    return 0;
+}
+
+/* "section .text, offset 0x40 (file offset 0x1040)" for an ELF image, else the offset. */
+static void describe_offset(const unsigned char *buf, size_t len, size_t off, struct strbuf *out)
+{
+    size_t n, nl;
+    const char *names;
+    const Elf64_Shdr *sh = elf_sections(buf, len, &n, &names, &nl);
+    if (sh && ((uintptr_t)sh % _Alignof(Elf64_Shdr)) == 0) {
+        for (size_t i = 1; i < n; i++) {
+            if (sh[i].sh_type != SHT_NOBITS && off >= sh[i].sh_offset &&
+                off - sh[i].sh_offset < sh[i].sh_size) {
+                sb_addf(out, "section %s, offset 0x%zx (file offset 0x%zx)",
+                        section_name(names, nl, sh[i].sh_name), off - (size_t)sh[i].sh_offset, off);
+                return;
+            }
+        }
+        if (off < sizeof(Elf64_Ehdr)) {
+            sb_addf(out, "the ELF header, offset 0x%zx", off);
+            return;
+        }
+    }
+    sb_addf(out, "offset 0x%zx", off);
+}
+
+static int is_ar(const unsigned char *b, size_t n)
+{
+    return n >= 8 && memcmp(b, "!<arch>\n", 8) == 0;
+}
+
+static int is_zip(const unsigned char *b, size_t n)
+{
+    return n >= 4 && memcmp(b, "PK\x03\x04", 4) == 0;
+}
+
+/* Compares two single images (an object, a library, any file). */
+static void compare_plain(const char *what, unsigned char *a, size_t alen, unsigned char *b,
+                          size_t blen, struct cmp_result *r)
+{
+    r->masked += mask_tmpxft(a, alen);
+    mask_tmpxft(b, blen);
+    blank_build_id(a, alen);
+    blank_build_id(b, blen);
+    size_t n = alen < blen ? alen : blen, i = 0;
+    while (i < n && a[i] == b[i])
+        i++;
+    if (i == n && alen == blen)
+        return;
+    r->same = 0;
+    sb_addf(&r->diff, "%s%s", what, *what ? ": " : "");
+    if (i == n)
+        sb_addf(&r->diff, "sizes differ (%zu and %zu bytes)", alen, blen);
+    else
+        describe_offset(a, alen, i, &r->diff);
+}
+
+struct member {
+    char *name;
+    unsigned char *data;
+    size_t len;
+};
+
+static void free_members(struct member *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(m[i].name);
+        free(m[i].data);
+    }
+    free(m);
+}
+
+/* ar members in order (the symbol table "/" and the long-name table "//" included). */
+static int ar_members(const unsigned char *b, size_t len, struct member **out, size_t *n)
+{
+    size_t off = 8, alloc = 0;
+    *out = NULL;
+    *n = 0;
+    while (off + 60 <= len) {
+        const unsigned char *h = b + off;
+        char sz[11];
+        memcpy(sz, h + 48, 10);
+        sz[10] = '\0';
+        char *end;
+        unsigned long long size = strtoull(sz, &end, 10);
+        if (h[58] != '`' || h[59] != '\n' || size > len - off - 60)
+            return -1;
+        if (*n == alloc)
+            *out = xrealloc(*out, (alloc = alloc ? alloc * 2 : 16) * sizeof **out);
+        size_t nl = 16;
+        while (nl && h[nl - 1] == ' ')
+            nl--;
+        struct member *m = &(*out)[(*n)++];
+        m->name = xstrndup((const char *)h, nl);
+        m->len = (size_t)size;
+        m->data = xmalloc(m->len ? m->len : 1);
+        memcpy(m->data, h + 60, m->len);
+        off += 60 + (size_t)size + (size & 1);
+    }
+    return off == len || off == len + 1 ? 0 : -1;
+}
+
+static int zip_members(const char *path, struct member **out, size_t *n, struct strbuf *err)
+{
+    struct archive *a = archive_read_new();
+    archive_read_support_format_zip(a);
+    size_t alloc = 0;
+    *out = NULL;
+    *n = 0;
+    if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
+        sb_addf(err, "%s: %s", path, archive_error_string(a));
+        archive_read_free(a);
+        return -1;
+    }
+    struct archive_entry *ae;
+    int rc = 0, r;
+    while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+        if (*n == alloc)
+            *out = xrealloc(*out, (alloc = alloc ? alloc * 2 : 64) * sizeof **out);
+        struct member *m = &(*out)[(*n)++];
+        m->name = xstrdup(archive_entry_pathname(ae) ? archive_entry_pathname(ae) : "");
+        struct strbuf d = STRBUF_INIT;
+        char buf[65536];
+        la_ssize_t got;
+        while ((got = archive_read_data(a, buf, sizeof buf)) > 0)
+            sb_add(&d, buf, (size_t)got);
+        if (got < 0) {
+            sb_addf(err, "%s: member %s: %s", path, m->name, archive_error_string(a));
+            rc = -1;
+        }
+        m->len = d.len;
+        m->data = (unsigned char *)sb_detach(&d);
+        if (rc)
+            break;
+    }
+    if (!rc && r != ARCHIVE_EOF) {
+        sb_addf(err, "%s: %s", path, archive_error_string(a));
+        rc = -1;
+    }
+    archive_read_free(a);
+    return rc;
+}
+
+static int cmp_member(const void *x, const void *y)
+{
+    return strcmp(((const struct member *)x)->name, ((const struct member *)y)->name);
+}
+
+static int is_record(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 17 && strcmp(name + n - 17, ".dist-info/RECORD") == 0;
+}
+
+/* RECORD lines "path,hash,size": the hash of a member that is the same only up to masking
+ * differs as a consequence; blank those hashes in both before comparing. */
+static void blank_record_hashes(unsigned char *rec, size_t len, char **names, size_t n)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t e = i;
+        while (e < len && rec[e] != '\n')
+            e++;
+        unsigned char *c1 = memchr(rec + i, ',', e - i);
+        unsigned char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(rec + e - c1 - 1)) : NULL;
+        if (c1 && c2) {
+            for (size_t k = 0; k < n; k++) {
+                size_t nl = strlen(names[k]);
+                if ((size_t)(c1 - (rec + i)) == nl && memcmp(rec + i, names[k], nl) == 0)
+                    memset(c1 + 1, '-', (size_t)(c2 - c1 - 1));
+            }
+        }
+        i = e + 1;
+    }
+}
+
+static void compare_member_lists(const char *kind, struct member *ma, size_t na, struct member *mb,
+                                 size_t nb, int sorted, struct cmp_result *r)
+{
+    if (sorted) {
+        qsort(ma, na, sizeof *ma, cmp_member);
+        qsort(mb, nb, sizeof *mb, cmp_member);
+    }
+    char **masked_only = xmalloc((na ? na : 1) * sizeof *masked_only);
+    size_t nmasked = 0;
+    size_t i = 0, k = 0;
+    for (; i < na && k < nb && r->same; i++, k++) {
+        int c = strcmp(ma[i].name, mb[k].name);
+        if (c) {
+            r->same = 0;
+            sb_addf(&r->diff, "%s member %s is only in %s", kind, c < 0 ? ma[i].name : mb[k].name,
+                    c < 0 ? "A" : "B");
+            break;
+        }
+        if (sorted && is_record(ma[i].name))
+            continue; /* compared last, once every member's status is known */
+        int raw_equal = ma[i].len == mb[k].len && !memcmp(ma[i].data, mb[k].data, ma[i].len);
+        struct strbuf what = STRBUF_INIT;
+        sb_addf(&what, "%s member %s", kind, ma[i].name);
+        compare_plain(sb_str(&what), ma[i].data, ma[i].len, mb[k].data, mb[k].len, r);
+        sb_release(&what);
+        r->members++;
+        if (r->same && !raw_equal)
+            masked_only[nmasked++] = ma[i].name;
+    }
+    if (r->same && (i < na || k < nb)) {
+        r->same = 0;
+        sb_addf(&r->diff, "%s member %s is only in %s", kind, i < na ? ma[i].name : mb[k].name,
+                i < na ? "A" : "B");
+    }
+    for (size_t x = 0; r->same && x < na; x++) {
+        if (!sorted || !is_record(ma[x].name))
+            continue;
+        blank_record_hashes(ma[x].data, ma[x].len, masked_only, nmasked);
+        blank_record_hashes(mb[x].data, mb[x].len, masked_only, nmasked);
+        struct strbuf what = STRBUF_INIT;
+        sb_addf(&what, "%s member %s", kind, ma[x].name);
+        compare_plain(sb_str(&what), ma[x].data, ma[x].len, mb[x].data, mb[x].len, r);
+        sb_release(&what);
+        r->members++;
+    }
+    free(masked_only);
+}
+
+void compare_buffers(const char *what, unsigned char *a, size_t alen, unsigned char *b, size_t blen,
+                     struct cmp_result *r)
+{
+    if (is_ar(a, alen) && is_ar(b, blen)) {
+        struct member *ma, *mb;
+        size_t na, nb;
+        if (ar_members(a, alen, &ma, &na) == 0 && ar_members(b, blen, &mb, &nb) == 0) {
+            compare_member_lists("archive", ma, na, mb, nb, 0, r);
+            free_members(ma, na);
+            free_members(mb, nb);
+            return;
+        }
+    }
+    compare_plain(what, a, alen, b, blen, r);
+}
+
+int compare_files(const char *a, const char *b, struct cmp_result *r, struct strbuf *err)
+{
+    memset(r, 0, sizeof *r);
+    r->same = 1;
+    struct strbuf da = STRBUF_INIT, db = STRBUF_INIT;
+    int e = plat_read_file(a, &da);
+    if (e) {
+        sb_addf(err, "cannot read \"%s\": %s", a, strerror(e));
+        return EXIT_IO;
+    }
+    e = plat_read_file(b, &db);
+    if (e) {
+        sb_addf(err, "cannot read \"%s\": %s", b, strerror(e));
+        sb_release(&da);
+        return EXIT_IO;
+    }
+    unsigned char *pa = (unsigned char *)(da.buf ? da.buf : ""),
+                  *pb = (unsigned char *)(db.buf ? db.buf : "");
+    if (is_zip(pa, da.len) && is_zip(pb, db.len)) {
+        struct member *ma, *mb;
+        size_t na, nb;
+        if (zip_members(a, &ma, &na, err) != 0) {
+            sb_release(&da);
+            sb_release(&db);
+            return EXIT_IO;
+        }
+        if (zip_members(b, &mb, &nb, err) != 0) {
+            free_members(ma, na);
+            sb_release(&da);
+            sb_release(&db);
+            return EXIT_IO;
+        }
+        compare_member_lists("wheel", ma, na, mb, nb, 1, r);
+        free_members(ma, na);
+        free_members(mb, nb);
+    } else {
+        compare_buffers("", pa, da.len, pb, db.len, r);
+    }
+    sb_release(&da);
+    sb_release(&db);
+    return 0;
+}

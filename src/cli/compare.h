@@ -1,0 +1,31 @@
+/* compare: "the same bytes" as DESIGN.md defines them. Two build products are the same when
+ * they are equal after masking nvcc's per-run temporary names (tmpxft_<8 hex>_<8 hex>) and
+ * blanking the GNU build-id note the linker computes over them. Objects and shared
+ * libraries (ELF), static libraries (ar, member by member) and wheels (zip, member by
+ * member; RECORD hashes of members that differ only by masked names are ignored). */
+#ifndef SHARDCC_COMPARE_H
+#define SHARDCC_COMPARE_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+struct cmp_result {
+    int same;
+    size_t masked;      /* temp names masked in A */
+    size_t members;     /* members compared (archives and wheels) */
+    struct strbuf diff; /* where the first difference is, when !same */
+};
+
+/* Masks tmpxft names in place; returns how many. */
+size_t mask_tmpxft(unsigned char *buf, size_t len);
+/* Blanks the contents of .note.gnu.build-id in an ELF64 image; returns 1 when found. */
+int blank_build_id(unsigned char *buf, size_t len);
+
+/* Compares two in-memory images of the same name (for messages). */
+void compare_buffers(const char *what, unsigned char *a, size_t alen, unsigned char *b, size_t blen,
+                     struct cmp_result *r);
+/* Compares two files. 0, or 4 with a message in err (unreadable input). */
+int compare_files(const char *a, const char *b, struct cmp_result *r, struct strbuf *err);
+
+#endif
