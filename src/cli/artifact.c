@@ -49,6 +49,24 @@ int cache_entry_name_ok(const char *rel)
     return 1;
 }
 
+/* "cache/", "cache/x/", "cache/x/y/": the directories an archiver may list. */
+static int dir_name_ok(const char *name)
+{
+    if (strncmp(name, "cache", 5) != 0)
+        return 0;
+    const char *p = name + 5;
+    if (*p == '\0')
+        return 1;
+    for (int levels = 0; *p == '/'; levels++) {
+        if (p[1] == '\0')
+            return 1;
+        if (levels >= 8 || !is_key_char(p[1]) || (p[2] != '/' && p[2] != '\0'))
+            return 0;
+        p += 2;
+    }
+    return *p == '\0';
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
     return strcmp(((const struct cache_entry *)a)->rel, ((const struct cache_entry *)b)->rel);
@@ -326,6 +344,10 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
             first = 0;
             if (strcmp(name, "manifest.json") == 0 && archive_entry_filetype(ae) == AE_IFREG)
                 continue; /* read by artifact_read_manifest */
+        }
+        if (archive_entry_filetype(ae) == AE_IFDIR && dir_name_ok(name)) {
+            archive_read_data_skip(a); /* tar's own directory entries: nothing to do */
+            continue;
         }
         if (archive_entry_filetype(ae) != AE_IFREG || archive_entry_hardlink(ae) ||
             archive_entry_symlink(ae)) {
