@@ -87,8 +87,8 @@ args=(-MD -MF a.o.d
 stub_cmd=("$tmp/bin/shardcc-nvcc" "${args[@]}")
 true_cmd=("$floor" "${args[@]}")
 
-# Journal records: SCJ1 wall pid seat phase I/N kind action status dur_us owner key output.
-count_stubs() { awk -F'\t' '$1 == "SCJ1" && $7 == "tu" && $8 == "stub" && $9 == 0 && $12 == "src/a.cu" {n++} END {print n + 0}' "$SHARDCC_JOURNAL"; }
+# Journal records: SCJ2 wall pid seat phase I/N kind action status dur_us owner key output outcome result-key.
+count_stubs() { awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $8 == "stub" && $9 == 0 && $12 == "src/a.cu" {n++} END {print n + 0}' "$SHARDCC_JOURNAL"; }
 count_all() { awk 'END {print NR}' "$SHARDCC_JOURNAL"; }
 
 # Check once, before any timing, that the call really is a stub: a bench that silently

@@ -15,6 +15,8 @@ int cmd_link(int argc, char **argv);
 int cmd_local(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 
+/* A count 1..100000 written in decimal digits only; 0 when it is anything else. */
+int parse_count(const char *s);
 /* A cell id: letters, digits, '.', '_', '+', '-', not starting with '.' or '-'. */
 int cell_id_ok(const char *id);
 /* "4.7.5" from `ccache --version` (allocated; "unknown" when it cannot be read). */

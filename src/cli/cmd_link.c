@@ -76,12 +76,14 @@ int cmd_link(int argc, char **argv)
     }
     char *end;
     double min_rate = strtod(rate_s, &end);
+    if (end == rate_s || min_rate != min_rate) /* empty, or NaN */
+        end = (char *)"x";
     int rc = EXIT_USAGE;
     if (a.error) {
         /* reported */
     } else if (!mo.ninputs) {
         fprintf(stderr, CMD ": --artifacts is required (see --help)\n");
-    } else if (!expect || (mo.expect = atoi(expect)) < 1) {
+    } else if (!expect || (mo.expect = parse_count(expect)) < 1) {
         fprintf(stderr, CMD ": --expect-shards N is required, N >= 1\n");
     } else if (*end || min_rate < 0 || min_rate > 1) {
         fprintf(stderr, CMD ": --min-hit-rate \"%s\" is not a number between 0 and 1\n", rate_s);
@@ -170,22 +172,21 @@ int cmd_link(int argc, char **argv)
     rc = EXIT_OK;
     if (s.stubbed) {
         report_error(CMD,
-                     "%zu TU compile%s were stubbed in the link job: a shard variable "
-                     "(SHARDCC_PHASE/SHARDCC_SHARD) leaked into it; the artifact would be "
-                     "empty code",
-                     s.stubbed, s.stubbed == 1 ? "" : "s");
+                     "%zu TU compile%s stubbed in the link job (%s): a shard variable "
+                     "(SHARDCC_PHASE/SHARDCC_SHARD) leaked into it",
+                     s.stubbed, s.stubbed == 1 ? " was" : "s were",
+                     "the stubs are empty objects: the artifact would lack their code");
         rc = EXIT_GUARD;
     }
     if (s.tu == 0) {
-        report_error(CMD, "the seat saw no TU compile in the link job: the build bypassed "
-                          "shardcc-nvcc, so nothing came from the shards");
+        report_error(CMD, "the seats saw no TU compile in the link job: the build bypassed "
+                          "them, so nothing came from the shards");
         rc = EXIT_GUARD;
     } else if (rate + 1e-12 < min_rate) {
         report_error(CMD,
-                     "hit rate %.1f%% is below the minimum %.1f%%: %zu TU%s compiled "
-                     "again (listed above)",
-                     rate * 100.0, min_rate * 100.0, misses + s.stubbed,
-                     misses + s.stubbed == 1 ? "" : "s");
+                     "hit rate %.1f%% is below the minimum %.1f%%: %zu TU%s missed the "
+                     "cache (listed above)",
+                     rate * 100.0, min_rate * 100.0, misses, misses == 1 ? "" : "s");
         rc = EXIT_GUARD;
     }
     jrnl_release(&j);

@@ -49,10 +49,12 @@ static int run_clean(const char *clean, const char *log)
         return 0;
     char *argv[] = {"/bin/sh", "-c", (char *)clean, NULL};
     int st = plat_spawn_wait_log(argv, log);
-    if (st != 0)
+    if (st != 0) {
         report_error(CMD, "the clean command failed (exit status %d): %s (log: %s)", st, clean,
                      log);
-    return st;
+        return EXIT_BUILD;
+    }
+    return 0;
 }
 
 static int run_logged(char **argv, const char *log)
@@ -102,9 +104,10 @@ int cmd_local(int argc, char **argv)
     }
     if (a.error)
         return EXIT_USAGE;
-    int n = n_s ? atoi(n_s) : 0;
+    int n = n_s ? parse_count(n_s) : 0;
     if (n < 1 || n > 1000) {
-        fprintf(stderr, CMD ": -n N is required, 1 <= N <= 1000\n");
+        fprintf(stderr, CMD ": -n N is required, 1 <= N <= 1000 (a local run of more shards "
+                            "than that is no rehearsal of CI)\n");
         return EXIT_USAGE;
     }
     if (jobs && atoi(jobs) < 1) {
@@ -163,9 +166,11 @@ int cmd_local(int argc, char **argv)
         sb_addf(&log, "%s/baseline.log", sb_str(&logs));
         rc = run_clean(clean, sb_str(&log));
         double t0 = now_s();
-        if (!rc && (rc = run_logged(build, sb_str(&log))) != 0)
+        if (!rc && (rc = run_logged(build, sb_str(&log))) != 0) {
             report_error(CMD, "the unsharded build failed (exit status %d); log: %s", rc,
                          sb_str(&log));
+            rc = EXIT_BUILD;
+        }
         base_wall = now_s() - t0;
     }
     for (int i = 1; i <= n && !rc; i++) {

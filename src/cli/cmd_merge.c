@@ -63,7 +63,7 @@ int cmd_merge(int argc, char **argv)
         /* reported */
     } else if (!o.cache) {
         fprintf(stderr, "shardcc merge: --cache DIR is required (see --help)\n");
-    } else if (expect && (o.expect = atoi(expect)) < 1) {
+    } else if (expect && (o.expect = parse_count(expect)) < 1) {
         fprintf(stderr, "shardcc merge: --expect-shards \"%s\" is not a positive number\n", expect);
     } else if (!o.ninputs) {
         fprintf(stderr, "shardcc merge: no artifacts given (see --help)\n");

@@ -6,6 +6,7 @@
 #include "classify.h"
 #include "cli.h"
 #include "jobenv.h"
+#include "journal.h"
 #include "jrnl.h"
 #include "path.h"
 #include "platform.h"
@@ -37,6 +38,18 @@ static const char usage[] =
     "compile: the build bypassed it; or the shard owned TUs but cached no result), 4 I/O.\n";
 
 #define CMD "shardcc shard"
+
+int parse_count(const char *s)
+{
+    long v = 0;
+    if (!*s)
+        return 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || (v = v * 10 + (*p - '0')) > 100000)
+            return 0;
+    }
+    return (int)v;
+}
 
 int cell_id_ok(const char *id)
 {
@@ -172,6 +185,19 @@ int cmd_shard(int argc, char **argv)
         sb_addf(&apath, "%s%s%s", artifact, artifact[alen - 1] == '/' ? "" : "/", sb_str(&name));
     else
         sb_adds(&apath, artifact);
+    {
+        /* fail now, not after an hour of building: the artifact's directory must exist */
+        char *dir =
+            xstrndup(sb_str(&apath), (size_t)(path_basename(sb_str(&apath)) - sb_str(&apath)));
+        int ok = !*dir || plat_is_dir(dir) ||
+                 (alen && artifact[alen - 1] == '/' && plat_mkdir_p(dir) == 0);
+        if (!ok) {
+            fprintf(stderr, CMD ": the artifact's directory \"%s\" does not exist\n", dir);
+            free(dir);
+            return EXIT_USAGE;
+        }
+        free(dir);
+    }
     if (path_basename(sb_str(&apath))[0] == '.' || !path_basename(sb_str(&apath))[0]) {
         fprintf(stderr,
                 CMD ": artifact name \"%s\" starts with '.' (CI uploaders drop hidden "
@@ -238,6 +264,11 @@ int cmd_shard(int argc, char **argv)
     }
     struct jstats s;
     jrnl_stats(&j, &s);
+    if (j.skipped)
+        report_warning(CMD,
+                       "%zu lines of the journal \"%s\" are not %s records (torn, or "
+                       "written by another shardcc-wrap version on the seat?)",
+                       j.skipped, env.journal, JOURNAL_MAGIC);
     if (s.tu == 0) {
         report_error(CMD,
                      "shard %d/%d: the seat saw no TU compile: the build bypassed shardcc-nvcc "
@@ -264,7 +295,7 @@ int cmd_shard(int argc, char **argv)
     for (size_t k = 0; k < j.n; k++) {
         const struct jrec *r = &j.r[k];
         if (jrec_is_tu(r) && strcmp(r->action, "stub") && r->outcome && strcmp(r->outcome, "hit") &&
-            strcmp(r->outcome, "miss"))
+            strcmp(r->outcome, "miss") && strcmp(r->outcome, "recache"))
             report_warning(CMD, "%s was not cacheable (%s): the link job will compile it again",
                            r->key ? r->key : "?", r->outcome);
     }

@@ -106,6 +106,48 @@ static void describe_offset(const unsigned char *buf, size_t len, size_t off, st
     sb_addf(out, "offset 0x%zx", off);
 }
 
+/* For two ELF images: names the first section (in A's order) whose contents differ from the
+ * section of the same name in B. 0 when the sections agree (or the images are not ELF). */
+static int first_differing_section(const unsigned char *a, size_t alen, const unsigned char *b,
+                                   size_t blen, struct strbuf *out)
+{
+    size_t na, nb, la, lb;
+    const char *sa, *sb;
+    const Elf64_Shdr *ha = elf_sections(a, alen, &na, &sa, &la);
+    const Elf64_Shdr *hb = elf_sections(b, blen, &nb, &sb, &lb);
+    if (!ha || !hb || ((uintptr_t)ha % _Alignof(Elf64_Shdr)) ||
+        ((uintptr_t)hb % _Alignof(Elf64_Shdr)))
+        return 0;
+    for (size_t i = 1; i < na; i++) {
+        const char *name = section_name(sa, la, ha[i].sh_name);
+        const Elf64_Shdr *o = NULL;
+        for (size_t k = 1; k < nb && !o; k++)
+            if (!strcmp(section_name(sb, lb, hb[k].sh_name), name))
+                o = &hb[k];
+        if (!o) {
+            sb_addf(out, "section %s is only in A", name);
+            return 1;
+        }
+        int nobits = ha[i].sh_type == SHT_NOBITS || o->sh_type == SHT_NOBITS;
+        if (ha[i].sh_size != o->sh_size) {
+            sb_addf(out, "section %s: sizes differ (%zu and %zu bytes)", name,
+                    (size_t)ha[i].sh_size, (size_t)o->sh_size);
+            return 1;
+        }
+        if (nobits || ha[i].sh_offset > alen || ha[i].sh_size > alen - ha[i].sh_offset ||
+            o->sh_offset > blen || o->sh_size > blen - o->sh_offset)
+            continue;
+        const unsigned char *pa = a + ha[i].sh_offset, *pb = b + o->sh_offset;
+        for (size_t k = 0; k < ha[i].sh_size; k++) {
+            if (pa[k] != pb[k]) {
+                sb_addf(out, "section %s, offset 0x%zx", name, k);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int is_ar(const unsigned char *b, size_t n)
 {
     return n >= 8 && memcmp(b, "!<arch>\n", 8) == 0;
@@ -131,6 +173,8 @@ static void compare_plain(const char *what, unsigned char *a, size_t alen, unsig
         return;
     r->same = 0;
     sb_addf(&r->diff, "%s%s", what, *what ? ": " : "");
+    if (first_differing_section(a, alen, b, blen, &r->diff))
+        return;
     if (i == n)
         sb_addf(&r->diff, "sizes differ (%zu and %zu bytes)", alen, blen);
     else
@@ -172,6 +216,8 @@ static int ar_members(const unsigned char *b, size_t len, struct member **out, s
         size_t nl = 16;
         while (nl && h[nl - 1] == ' ')
             nl--;
+        if (nl > 1 && h[nl - 1] == '/' && h[0] != '/')
+            nl--; /* GNU ar ends short names with '/' */
         struct member *m = &(*out)[(*n)++];
         m->name = xstrndup((const char *)h, nl);
         m->len = (size_t)size;
@@ -180,6 +226,23 @@ static int ar_members(const unsigned char *b, size_t len, struct member **out, s
         off += 60 + (size_t)size + (size & 1);
     }
     return off == len || off == len + 1 ? 0 : -1;
+}
+
+static int is_index_table(const char *name)
+{
+    return !strcmp(name, "/") || !strcmp(name, "//") || !strcmp(name, "/SYM64/");
+}
+
+static void index_tables_last(struct member *m, size_t n)
+{
+    struct member *tmp = xmalloc((n ? n : 1) * sizeof *tmp);
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (is_index_table(m[i].name) == pass)
+                tmp[k++] = m[i];
+    memcpy(m, tmp, n * sizeof *m);
+    free(tmp);
 }
 
 static int zip_members(const char *path, struct member **out, size_t *n, struct strbuf *err)
@@ -311,6 +374,10 @@ void compare_buffers(const char *what, unsigned char *a, size_t alen, unsigned c
         struct member *ma, *mb;
         size_t na, nb;
         if (ar_members(a, alen, &ma, &na) == 0 && ar_members(b, blen, &mb, &nb) == 0) {
+            /* the symbol and long-name tables follow from the members: compare them last,
+             * so that a difference is reported at the member that causes it */
+            index_tables_last(ma, na);
+            index_tables_last(mb, nb);
             compare_member_lists("archive", ma, na, mb, nb, 0, r);
             free_members(ma, na);
             free_members(mb, nb);

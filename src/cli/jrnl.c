@@ -2,6 +2,7 @@
 #include "jrnl.h"
 #include "platform.h"
 #include "strbuf.h"
+#include "journal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static int parse_line(const char *line, size_t len, struct jrec *r)
             break;
         s = t + 1;
     }
-    if (k != NFIELDS || fl[0] != 4 || memcmp(f[0], "SCJ1", 4) != 0 ||
+    if (k != NFIELDS || fl[0] != 4 || memcmp(f[0], JOURNAL_MAGIC, 4) != 0 ||
         memchr(f[NFIELDS - 1], '\t', fl[NFIELDS - 1]))
         return -1;
     memset(r, 0, sizeof *r);

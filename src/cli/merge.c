@@ -108,10 +108,17 @@ static int load_manifest(const char *cmd, struct art *a)
     return EXIT_OK;
 }
 
+/* Plans are equal when both are absent or null, or equal JSON. */
+static int same_plan(json_t *a, json_t *b)
+{
+    int an = !a || json_is_null(a), bn = !b || json_is_null(b);
+    return an || bn ? an == bn : json_equal(a, b);
+}
+
 static int same_identity(const struct art *a, const struct art *b)
 {
     return !strcmp(a->cell, b->cell) && !strcmp(a->fp, b->fp) && !strcmp(a->tool, b->tool) &&
-           a->count == b->count && json_equal(a->plan, b->plan);
+           a->count == b->count && same_plan(a->plan, b->plan);
 }
 
 /* The TU (or output) whose result key names the cache entry rel, from all manifests. */
@@ -221,7 +228,7 @@ static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n
         } else if (strcmp(a->tool, ref->tool)) {
             report_error(o->cmd, "%s: made by %s, the others by %s", a->path, a->tool, ref->tool);
             bad = 1;
-        } else if (!json_equal(a->plan, ref->plan)) {
+        } else if (!same_plan(a->plan, ref->plan)) {
             report_error(o->cmd, "%s: made with another plan than the others", a->path);
             bad = 1;
         }

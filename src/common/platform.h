@@ -31,6 +31,10 @@ char **plat_environ(void);
 /* Writes data to path through a temporary file in the same directory and a rename,
  * so readers see either the old file or the whole new one. 0 or an errno. */
 int plat_write_atomic(const char *path, const void *data, size_t len);
+/* True when path is a regular file holding exactly these bytes. */
+int plat_same_content(const char *path, const void *data, size_t len);
+/* Sets a file's modification time to now. 0 or an errno. */
+int plat_touch(const char *path);
 /* Appends data with one write(2) on an O_APPEND descriptor (records up to PIPE_BUF
  * bytes from concurrent writers never interleave). 0 or an errno. */
 int plat_append_record(const char *path, const void *data, size_t len);

@@ -342,3 +342,28 @@ int plat_spawn_wait_log(char *const argv[], const char *log)
         return WEXITSTATUS(st);
     return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 }
+
+int plat_same_content(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+    if (same && len) {
+        char buf[4096];
+        if (len > sizeof buf) {
+            same = 0;
+        } else {
+            ssize_t r = read(fd, buf, len);
+            same = r == (ssize_t)len && memcmp(buf, data, len) == 0;
+        }
+    }
+    close(fd);
+    return same;
+}
+
+int plat_touch(const char *path)
+{
+    return utimensat(AT_FDCWD, path, NULL, 0) == 0 ? 0 : errno;
+}

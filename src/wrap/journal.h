@@ -8,7 +8,7 @@
 
 #include "classify.h"
 
-#define JOURNAL_MAGIC "SCJ1"
+#define JOURNAL_MAGIC "SCJ2"
 
 struct journal_rec {
     uint64_t wall_us;

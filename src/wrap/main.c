@@ -224,7 +224,9 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
         return run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, NULL);
     struct strbuf log = STRBUF_INIT;
     const char *tmp = getenv("TMPDIR");
-    sb_addf(&log, "%s/shardcc-ccache-%ld.log", tmp && *tmp ? tmp : "/tmp", plat_pid());
+    if (!tmp || !*tmp || !plat_is_dir(tmp))
+        tmp = "/tmp";
+    sb_addf(&log, "%s/shardcc-ccache-%ld.log", tmp, plat_pid());
     plat_unlink(sb_str(&log));
     int st = run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, sb_str(&log));
     collect_ccache_log(sb_str(&log), outcome);

@@ -16,11 +16,21 @@ void stub_depfile_text(const struct call *call, struct strbuf *out)
     sb_adds(out, ":\n");
 }
 
+/* Writes data to path atomically, unless path already holds exactly data: then only its
+ * time is updated (a rename over an existing file makes ext4 flush the new one to disk, a
+ * cost a rebuild of a shard would pay for every stub). */
+static int put(const char *path, const void *data, size_t len)
+{
+    if (plat_same_content(path, data, len) && plat_touch(path) == 0)
+        return 0;
+    return plat_write_atomic(path, data, len);
+}
+
 int stub_write(const struct call *call, struct strbuf *err)
 {
     unsigned char obj[STUB_ELF_MAX];
     size_t len = stub_elf_build(obj, stub_host_machine());
-    int e = plat_write_atomic(call->output, obj, len);
+    int e = put(call->output, obj, len);
     if (e) {
         sb_addf(err, "cannot write stub object \"%s\": %s", call->output, strerror(e));
         return EXIT_IO;
@@ -28,7 +38,7 @@ int stub_write(const struct call *call, struct strbuf *err)
     if (call->depfile) {
         struct strbuf dep = STRBUF_INIT;
         stub_depfile_text(call, &dep);
-        e = plat_write_atomic(call->depfile, dep.buf, dep.len);
+        e = put(call->depfile, dep.buf, dep.len);
         sb_release(&dep);
         if (e) {
             sb_addf(err, "cannot write stub depfile \"%s\": %s", call->depfile, strerror(e));

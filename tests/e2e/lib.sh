@@ -54,7 +54,7 @@ same_masked() { # same_masked WHAT A B
 # Number of journal records whose fields match: journal_count FILE kind action [status]
 journal_count() {
     awk -F'\t' -v k="$2" -v a="$3" -v s="${4:-}" \
-        '$1 == "SCJ1" && $7 == k && $8 == a && (s == "" || $9 == s) {n++} END {print n + 0}' "$1"
+        '$1 == "SCJ2" && $7 == k && $8 == a && (s == "" || $9 == s) {n++} END {print n + 0}' "$1"
 }
 
 # ccache's counters for the calls logged in a stats log: statslog_count FILE COUNTER

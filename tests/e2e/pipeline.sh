@@ -16,7 +16,8 @@ pipeline() {
     cd "$T"
     cp -r "$EX" proj
     cd proj
-    local build="cmake -S . -B build ${gen[*]} --no-warn-unused-cli -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null"
+    export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+    local build="cmake -S . -B build $(printf '%q ' "${gen[@]}")--no-warn-unused-cli -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null"
     sh -c "$build"
     if [ -n "${EXPECT_OPTIONS_FILE:-}" ]; then
         local nf

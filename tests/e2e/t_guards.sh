@@ -44,11 +44,13 @@ A2=../art/shard-guards-2-of-2.tar.zst
 # guard 1: the seat bypassed (the build hard-codes the real nvcc)
 expect_fail 3 "the seat saw no TU compile" \
     shardcc shard --shard 1/2 --cell guards --artifact ../other -- sh -c "export NVCC_OVERRIDE=/usr/local/cuda/bin/nvcc; $BUILD"
-[ ! -e ../other/shard-guards-1-of-2.tar.zst ] && ok "no artifact from a bypassed shard"
+{ [ ! -e ../other/shard-guards-1-of-2.tar.zst ]; } || fail "no artifact from a bypassed shard"
+ok "no artifact from a bypassed shard"
 
 # a failing build: exit 1, no artifact
 expect_fail 1 "the build failed" shardcc shard --shard 1/2 --cell guards --artifact ../other -- sh -c "$BUILD --no-such-nvcc-option"
-[ ! -e ../other/shard-guards-1-of-2.tar.zst ] && ok "no artifact from a failed build"
+{ [ ! -e ../other/shard-guards-1-of-2.tar.zst ]; } || fail "no artifact from a failed build"
+ok "no artifact from a failed build"
 
 # a shard that owns nothing: a warning and an artifact with no entries
 empty=
@@ -63,8 +65,10 @@ expect_eq "empty shard: artifact members" "$(tar --zstd -tf ../other/shard-guard
 
 # guard 2: missing, duplicate, foreign cell, foreign fingerprint
 expect_fail 3 "shard 2 of 2 missing" shardcc merge --cache ../m1 "$A1"
-[ ! -e ../m1 ] && ok "no cache left by a failed merge"
-shardcc merge --cache ../m1p --allow-partial "$A1" 2>/dev/null && ok "--allow-partial goes on"
+{ [ ! -e ../m1 ]; } || fail "no cache left by a failed merge"
+ok "no cache left by a failed merge"
+{ shardcc merge --cache ../m1p --allow-partial "$A1" 2>/dev/null; } || fail "--allow-partial goes on"
+ok "--allow-partial goes on"
 cp "$A1" ../other/copy-of-1.tar.zst
 expect_fail 3 "duplicate: shard 1/2" shardcc merge --cache ../m2 "$A1" "$A2" ../other/copy-of-1.tar.zst
 shardcc shard --shard 2/2 --cell other-cell --artifact ../other -- sh -c "$BUILD" 2>/dev/null
@@ -78,7 +82,8 @@ expect_fail 3 "shard 2 of 2 missing" shardcc link --artifacts "$A1" --expect-sha
 # guard 4: a shard variable leaked into the link job
 expect_fail 3 "leaked into it" shardcc link --artifacts ../art --expect-shards 2 \
     -- sh -c "export SHARDCC_PHASE=shard SHARDCC_SHARD=1/2; $BUILD"
-grep -q "hit rate .*, [1-9] stubs*, 2/2 shards" "$T/.err" && ok "the summary counts the stubs"
+{ grep -q "hit rate .*, [1-9] stubs*, 2/2 shards" "$T/.err"; } || fail "the summary counts the stubs"
+ok "the summary counts the stubs"
 
 # guard 3: a define that differs between the shards and the link job: misses named by key
 expect_fail 3 "below the minimum 90.0%" shardcc link --artifacts ../art --expect-shards 2 -- sh -c "$BUILD -DSCALE=2"
@@ -86,10 +91,12 @@ for k in add mul relu; do
     grep -q "miss: src/$k.cu (miss)" "$T/.err" || fail "src/$k.cu not listed as a miss: $(cat "$T/.err")"
 done
 ok "every miss listed by key"
-grep -q "hit rate 0.0% (0/3 TUs), 0 stubs, 2/2 shards" "$T/.err" && ok "summary: hit rate 0.0% (0/3 TUs)"
+{ grep -q "hit rate 0.0% (0/3 TUs), 0 stubs, 2/2 shards" "$T/.err"; } || fail "summary: hit rate 0.0% (0/3 TUs)"
+ok "summary: hit rate 0.0% (0/3 TUs)"
 # ... and the good link job passes
 shardcc link --artifacts ../art --expect-shards 2 -- sh -c "$BUILD" 2>"$T/ok.err" || fail "$(cat "$T/ok.err")"
-grep -q "hit rate 100.0% (3/3 TUs), 0 stubs, 2/2 shards" "$T/ok.err" && ok "the good link job: 100.0% (3/3 TUs)"
+{ grep -q "hit rate 100.0% (3/3 TUs), 0 stubs, 2/2 shards" "$T/ok.err"; } || fail "the good link job: 100.0% (3/3 TUs)"
+ok "the good link job: 100.0% (3/3 TUs)"
 # a threshold that allows the planted miss
 shardcc link --artifacts ../art --expect-shards 2 --min-hit-rate 0 -- sh -c "$BUILD -DSCALE=2" 2>/dev/null &&
     ok "--min-hit-rate 0 lets misses through"
@@ -112,7 +119,8 @@ PY
 (cd ../x2 && tar --zstd -cf ../other/nondet-2.tar.zst manifest.json cache)
 tu=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); k="".join(sys.argv[2][6:].split("/"))[:-1]; print([t["key"] for t in m["tus"] if t["result"]==k][0])' ../x1/manifest.json "$rel")
 expect_fail 3 "nondeterministic codegen: $tu" shardcc merge --cache ../m6 "$A1" ../other/nondet-2.tar.zst
-[ ! -e ../m6 ] && ok "no cache left by a refused merge"
+{ [ ! -e ../m6 ]; } || fail "no cache left by a refused merge"
+ok "no cache left by a refused merge"
 shardcc merge --cache ../m7 --allow-nondeterministic "$A1" ../other/nondet-2.tar.zst 2>/dev/null &&
     ok "--allow-nondeterministic goes on"
 
@@ -129,6 +137,8 @@ with tarfile.open(dst, "w", format=tarfile.PAX_FORMAT) as t:
 PY
 zstd -q --rm ../other/evil.tar -o ../other/evil-1.tar.zst
 expect_fail 4 'entry "cache/../../escaped" escapes the cache directory' shardcc merge --cache ../m8 ../other/evil-1.tar.zst "$A2"
-[ ! -e ../escaped ] && [ ! -e ../../escaped ] && [ ! -e escaped ] && ok "nothing written outside the cache"
-[ ! -e ../m8 ] && ok "no cache left behind"
+{ [ ! -e ../escaped ] && [ ! -e ../../escaped ] && [ ! -e escaped ]; } || fail "nothing written outside the cache"
+ok "nothing written outside the cache"
+{ [ ! -e ../m8 ]; } || fail "no cache left behind"
+ok "no cache left behind"
 summary

@@ -19,8 +19,10 @@ case "$CCACHE_COMPILERCHECK" in string:shardcc1-????????????????????????????????
 expect_eq "the link phase unsets the shard" "$("$T/p/bin/shardcc" env | grep -c '^unset SHARDCC_SHARD$')" "1"
 json=$("$T/p/bin/shardcc" env --format json --shard 2/2)
 expect_eq "json: the same fingerprint" "$(printf '%s' "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CCACHE_COMPILERCHECK"])')" "$CCACHE_COMPILERCHECK"
-"$T/p/bin/shardcc" --help | grep -q "classify" && ok "shardcc --help lists the commands"
+{ "$T/p/bin/shardcc" --help | grep -q "classify"; } || fail "shardcc --help lists the commands"
+ok "shardcc --help lists the commands"
 for c in env classify; do
-    "$T/p/bin/shardcc" $c --help | grep -q "^usage: shardcc $c" && ok "shardcc $c --help"
+    { "$T/p/bin/shardcc" $c --help | grep -q "^usage: shardcc $c"; } || fail "shardcc $c --help"
+    ok "shardcc $c --help"
 done
 summary

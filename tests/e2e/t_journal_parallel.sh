@@ -24,7 +24,7 @@ for i in 1 2; do
     j="$T/journal-$i.tsv"
     expect_eq "shard $i: records" "$(wc -l <"$j")" "$N"
     expect_eq "shard $i: well-formed records" \
-        "$(awk -F'\t' '$1 == "SCJ1" && NF == 15 && $5 == "shard" && $6 == "'$i'/2"' "$j" | wc -l)" "$N"
+        "$(awk -F'\t' '$1 == "SCJ2" && NF == 15 && $5 == "shard" && $6 == "'$i'/2"' "$j" | wc -l)" "$N"
     owned=$(journal_count "$j" tu cache 0)
     stubbed=$(journal_count "$j" tu stub 0)
     expect_eq "shard $i: owned + stubbed" "$((owned + stubbed))" "$N"

@@ -25,7 +25,8 @@ shardcc-nvcc "${flags[@]}" -MD -MF a.o.d -c ../src/a.cu -o a.o
 expect_eq "second call: direct hit" "$(statslog_count "$CCACHE_STATSLOG" direct_cache_hit)" "1"
 cmp -s a.o a.o.miss || fail "the hit returned other bytes than the miss"
 ok "hit bytes = miss bytes"
-[ -s a.o.d ] && grep -q 'common.h' a.o.d && ok "the hit restored the depfile"
+{ [ -s a.o.d ] && grep -q 'common.h' a.o.d; } || fail "the hit restored the depfile"
+ok "the hit restored the depfile"
 same_masked "cached object vs plain nvcc" a.o ../plain/a.o
 expect_eq "journal: two cached TU compiles" "$(journal_count "$SHARDCC_JOURNAL" tu cache 0)" "2"
 

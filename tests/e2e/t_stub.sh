@@ -28,12 +28,17 @@ shardcc-nvcc -MD -c ../src/a.cu -o sub.o
 expect_eq "default depfile name" "$(cat sub.d)" "sub.o:"
 
 # real linkers accept it: a shared library (g++ and nvcc), a relocatable link, an archive
-g++ -shared -o libstub.so a.o && ok "g++ -shared links a stub"
-nvcc -shared -o libstub2.so a.o && ok "nvcc -shared links a stub"
-ld -r -o merged.o a.o long.o && ok "ld -r merges stubs"
-ar rcs libstub.a a.o && ok "ar archives a stub"
+{ g++ -shared -o libstub.so a.o; } || fail "g++ -shared links a stub"
+ok "g++ -shared links a stub"
+{ nvcc -shared -o libstub2.so a.o; } || fail "nvcc -shared links a stub"
+ok "nvcc -shared links a stub"
+{ ld -r -o merged.o a.o long.o; } || fail "ld -r merges stubs"
+ok "ld -r merges stubs"
+{ ar rcs libstub.a a.o; } || fail "ar archives a stub"
+ok "ar archives a stub"
 printf 'int main(void) { return 0; }\n' >main.c
-gcc -o app main.c a.o && ./app && ok "an executable links with a stub and runs"
+{ gcc -o app main.c a.o && ./app; } || fail "an executable links with a stub and runs"
+ok "an executable links with a stub and runs"
 
 # a stub that cannot be written: exit 4 naming the file, nothing half-written
 mkdir ro && chmod 555 ro

@@ -1,13 +1,25 @@
-# The seat links libc only: every compiler call pays for each shared library it loads.
+# The seat links libc only: every compiler call pays for each shared library it loads. Built
+# with SHARDCC_STATIC_WRAPPER (the default) it is linked statically and loads none at all;
+# otherwise ldd must show nothing but libc, the vdso and the loader.
 . "$(dirname "$0")/lib.sh"
-libs=$(ldd "$SHARDCC_BIN/shardcc-wrap" | awk '{print $1}' | sed 's/\.so.*//' | sort | tr '\n' ' ')
-case "$(uname -m)" in
-x86_64) want="/lib64/ld-linux-x86-64 libc linux-vdso " ;;
-aarch64) want="/lib/ld-linux-aarch64 libc linux-vdso " ;;
-*) want="$libs" ;;
-esac
-expect_eq "shared libraries of shardcc-wrap" "$libs" "$want"
+W="$SHARDCC_BIN/shardcc-wrap"
+if file "$W" | grep -q "statically linked"; then
+    expect_eq "dynamic section of shardcc-wrap" "$(readelf -d "$W" 2>&1 | grep -c NEEDED || true)" "0"
+    ok "shardcc-wrap is statically linked: it loads no shared library"
+else
+    libs=$(ldd "$W" | awk '{print $1}' | sed 's/\.so.*//' | sort | tr '\n' ' ')
+    case "$(uname -m)" in
+    x86_64) want="/lib64/ld-linux-x86-64 libc linux-vdso " ;;
+    aarch64) want="/lib/ld-linux-aarch64 libc linux-vdso " ;;
+    *) want="$libs" ;;
+    esac
+    expect_eq "shared libraries of shardcc-wrap" "$libs" "$want"
+fi
+# whatever the linking, nothing but libc's symbols: no libarchive, jansson, yaml, zstd
+for lib in archive_ json_ yaml_ ZSTD_; do
+    expect_eq "no $lib symbols in shardcc-wrap" "$(nm "$W" 2>/dev/null | grep -c " [TU] $lib" || true)" "0"
+done
 for s in shardcc-nvcc shardcc-c++ shardcc-cc; do
-    expect_eq "$s is the wrapper" "$(readlink -f "$SHARDCC_BIN/$s")" "$(readlink -f "$SHARDCC_BIN/shardcc-wrap")"
+    expect_eq "$s is the wrapper" "$(readlink -f "$SHARDCC_BIN/$s")" "$(readlink -f "$W")"
 done
 summary

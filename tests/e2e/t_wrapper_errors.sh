@@ -39,7 +39,8 @@ SHARDCC_JOURNAL=/nonexistent/dir/journal.tsv expect_fail 4 "/nonexistent/dir/jou
 ln -sf "$SHARDCC_BIN/shardcc-wrap" weird-name
 expect_fail 2 'cannot tell the seat from the program name "weird-name"' ./weird-name -c x.cu
 expect_fail 2 "usage: shardcc-wrap --seat=" shardcc-wrap -c x.cu
-shardcc-wrap --seat=nvcc --version >/dev/null && ok "shardcc-wrap --seat=nvcc works"
+{ shardcc-wrap --seat=nvcc --version >/dev/null; } || fail "shardcc-wrap --seat=nvcc works"
+ok "shardcc-wrap --seat=nvcc works"
 # the CLI's own usage errors
 expect_fail 2 'unknown command "frobnicate"' shardcc frobnicate
 expect_fail 2 '--shard "0/4"' shardcc env --shard 0/4

@@ -30,14 +30,14 @@ static void test_format(void **state)
     struct strbuf sb = STRBUF_INIT;
     journal_format(&r, &sb);
     assert_string_equal(sb_str(&sb),
-                        "SCJ1\t1700000000000000\t42\tnvcc\tshard\t2/4\ttu\tcache\t0\t123"
+                        "SCJ2\t1700000000000000\t42\tnvcc\tshard\t2/4\ttu\tcache\t0\t123"
                         "\t3\tsrc/a\\tb.cu\to\\\\x.o\thit\t89d36m1m5rvkes48dc7phaju4ecmo8m9m\n");
     sb_reset(&sb);
     struct journal_rec o = {1, 1, SEAT_CXX, PHASE_LINK, 0,    0,    KIND_INFO, ACTION_DIRECT,
                             1, 5, 0,        NULL,       NULL, NULL, NULL};
     journal_format(&o, &sb);
     assert_string_equal(sb_str(&sb),
-                        "SCJ1\t1\t1\tc++\tlink\t0/0\tinfo\tdirect\t1\t5\t-\t-\t-\t-\t-\n");
+                        "SCJ2\t1\t1\tc++\tlink\t0/0\tinfo\tdirect\t1\t5\t-\t-\t-\t-\t-\n");
     sb_release(&sb);
 }
 
