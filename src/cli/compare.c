@@ -331,6 +331,12 @@ static void compare_member_lists(const char *kind, struct member *ma, size_t na,
     size_t i = 0, k = 0;
     for (; i < na && k < nb && r->same; i++, k++) {
         int c = strcmp(ma[i].name, mb[k].name);
+        if (c && !sorted) {
+            r->same = 0;
+            sb_addf(&r->diff, "%s member %zu is %s in A and %s in B", kind, i + 1, ma[i].name,
+                    mb[k].name);
+            break;
+        }
         if (c) {
             r->same = 0;
             sb_addf(&r->diff, "%s member %s is only in %s", kind, c < 0 ? ma[i].name : mb[k].name,

@@ -21,7 +21,7 @@ json=$("$T/p/bin/shardcc" env --format json --shard 2/2)
 expect_eq "json: the same fingerprint" "$(printf '%s' "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CCACHE_COMPILERCHECK"])')" "$CCACHE_COMPILERCHECK"
 { "$T/p/bin/shardcc" --help | grep -q "classify"; } || fail "shardcc --help lists the commands"
 ok "shardcc --help lists the commands"
-for c in env classify; do
+for c in env classify shard merge link local compare; do
     { "$T/p/bin/shardcc" $c --help | grep -q "^usage: shardcc $c"; } || fail "shardcc $c --help"
     ok "shardcc $c --help"
 done
