@@ -87,6 +87,7 @@ def hit_ratio(shardcc_bin, work, rounds, calls):
               "ccache": [env["SHARDCC_CCACHE"], nvcc] + args}
     times = {k: [] for k in series}
     ratios = []
+    seat_calls = seat_hits = 0
     for r in range(rounds):
         order = list(series) if r % 2 == 0 else list(series)[::-1]
         got = {}
@@ -96,13 +97,14 @@ def hit_ratio(shardcc_bin, work, rounds, calls):
                                  capture_output=True, text=True, check=True).stdout
             got[k] = float(out.split()[0]) / 1e6  # ms per call
             times[k].append(got[k])
+            if k == "seat":  # every timed seat call was a hit, as the journal says
+                with open(env["SHARDCC_JOURNAL"]) as f:
+                    recs = [l.split("\t") for l in f if l.startswith("SCJ2")]
+                seat_calls += len(recs)
+                seat_hits += sum(1 for x in recs if x[13] == "hit")
         ratios.append(got["seat"] / got["ccache"])
-    # every timed seat call was a hit, as the journal says
-    with open(env["SHARDCC_JOURNAL"]) as f:
-        recs = [l.split("\t") for l in f if l.startswith("SCJ2")]
-    hits = sum(1 for x in recs if x[13] == "hit")
-    if hits != len(recs) or not recs:
-        sys.exit("bench: the seat's calls were not all hits (%d/%d)" % (hits, len(recs)))
+    if seat_hits != seat_calls or seat_calls != rounds * calls:
+        sys.exit("bench: the seat's calls were not all hits (%d/%d of %d)" % (seat_hits, seat_calls, rounds * calls))
     return statistics.median(times["seat"]), statistics.median(times["ccache"]), statistics.median(ratios), ratios
 
 

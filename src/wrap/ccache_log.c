@@ -14,6 +14,31 @@ static void copy_token(char *dst, size_t cap, const char *src, const char *end)
     dst[n] = '\0';
 }
 
+/* A stats-log counter line: one word of [a-z0-9_], nothing else on the line. */
+static int is_counter(const char *c, const char *line, const char *eol)
+{
+    size_t n = strlen(c);
+    const char *rest = line + n;
+    if (!n || (rest < eol && *rest != '\r'))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((c[i] >= 'a' && c[i] <= 'z') || (c[i] >= '0' && c[i] <= '9') || c[i] == '_'))
+            return 0;
+    return 1;
+}
+
+static void count(const char *c, int *hit, int *miss, char *first, size_t cap)
+{
+    if (!strcmp(c, "direct_cache_hit") || !strcmp(c, "preprocessed_cache_hit"))
+        *hit = 1;
+    else if (!strcmp(c, "cache_miss"))
+        *miss = 1;
+    else if (!first[0] && strncmp(c, "local_storage", 13) != 0 &&
+             strncmp(c, "remote_storage", 14) != 0 && strcmp(c, "direct_cache_miss") &&
+             strcmp(c, "preprocessed_cache_miss"))
+        snprintf(first, cap, "%s", c);
+}
+
 void ccache_log_parse(const char *text, size_t len, struct ccache_outcome *out)
 {
     int hit = 0, miss = 0;
@@ -23,7 +48,15 @@ void ccache_log_parse(const char *text, size_t len, struct ccache_outcome *out)
     for (const char *line = text; line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         const char *eol = nl ? nl : end;
-        const char *msg = memchr(line, ']', (size_t)(eol - line));
+        if (line < eol && line[0] != '[' && line[0] != '#') {
+            /* a stats log (CCACHE_STATSLOG): "# <source>", then one counter per line */
+            char c[48];
+            copy_token(c, sizeof c, line, eol);
+            if (is_counter(c, line, eol))
+                count(c, &hit, &miss, first, sizeof first);
+        }
+        const char *msg =
+            line < eol && line[0] == '[' ? memchr(line, ']', (size_t)(eol - line)) : NULL;
         if (msg && msg + 2 <= eol) {
             msg += 2;
             size_t rest = (size_t)(eol - msg);
@@ -32,14 +65,7 @@ void ccache_log_parse(const char *text, size_t len, struct ccache_outcome *out)
             } else if (rest > 8 && memcmp(msg, "Result: ", 8) == 0) {
                 char c[48];
                 copy_token(c, sizeof c, msg + 8, eol);
-                if (!strcmp(c, "direct_cache_hit") || !strcmp(c, "preprocessed_cache_hit"))
-                    hit = 1;
-                else if (!strcmp(c, "cache_miss"))
-                    miss = 1;
-                else if (!first[0] && strncmp(c, "local_storage", 13) != 0 &&
-                         strncmp(c, "remote_storage", 14) != 0 && strcmp(c, "direct_cache_miss") &&
-                         strcmp(c, "preprocessed_cache_miss"))
-                    memcpy(first, c, sizeof c);
+                count(c, &hit, &miss, first, sizeof first);
             }
         }
         line = nl ? nl + 1 : end;

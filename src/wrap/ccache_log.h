@@ -1,6 +1,7 @@
-/* ccache_log: what one ccache call did, read from the log file the wrapper asks ccache to
- * write for that call (CCACHE_LOGFILE): the outcome (hit, miss, or the counter that made
- * the call uncacheable) and the result key, which names the cache entry it used. */
+/* ccache_log: what one ccache call did, read from the file the wrapper asks ccache to write
+ * for that call: its log (CCACHE_LOGFILE; the outcome and the result key, which names the
+ * cache entry it used) or its stats log (CCACHE_STATSLOG; the outcome only). The outcome is
+ * hit, miss, or the counter that made the call uncacheable. */
 #ifndef SHARDCC_CCACHE_LOG_H
 #define SHARDCC_CCACHE_LOG_H
 

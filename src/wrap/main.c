@@ -67,15 +67,16 @@ static const char *real_var(enum seat s)
 }
 
 /* The environment for a child: our variables' effects applied (NVCC_*_FLAGS removed
- * when they were folded into argv), the nesting depth raised, and CCACHE_LOGFILE replaced
- * when logfile is given. */
-static char **child_env(const struct wrap *w, int drop_nvcc_flags, const char *logfile)
+ * when they were folded into argv), the nesting depth raised, and the variable logvar
+ * (CCACHE_LOGFILE or CCACHE_STATSLOG) pointed at logfile when one is given. */
+static char **child_env(const struct wrap *w, int drop_nvcc_flags, const char *logvar,
+                        const char *logfile)
 {
     struct strvec env = STRVEC_INIT;
     for (char **e = plat_environ(); *e; e++) {
         if (strncmp(*e, "SHARDCC_DEPTH=", 14) == 0)
             continue;
-        if (logfile && strncmp(*e, "CCACHE_LOGFILE=", 15) == 0)
+        if (logfile && strncmp(*e, logvar, strlen(logvar)) == 0 && (*e)[strlen(logvar)] == '=')
             continue;
         if (drop_nvcc_flags && (strncmp(*e, "NVCC_PREPEND_FLAGS=", 19) == 0 ||
                                 strncmp(*e, "NVCC_APPEND_FLAGS=", 18) == 0))
@@ -86,7 +87,7 @@ static char **child_env(const struct wrap *w, int drop_nvcc_flags, const char *l
     sb_addf(&d, "SHARDCC_DEPTH=%d", w->depth + 1);
     sv_push_owned(&env, sb_detach(&d));
     if (logfile) {
-        sb_addf(&d, "CCACHE_LOGFILE=%s", logfile);
+        sb_addf(&d, "%s=%s", logvar, logfile);
         sv_push_owned(&env, sb_detach(&d));
     }
     return sv_argv(&env); /* lives until exit */
@@ -168,9 +169,9 @@ static int load_config(struct wrap *w)
 }
 
 static int run_child(const struct wrap *w, const char *tool, char **argv, int drop_nvcc_flags,
-                     const char *logfile)
+                     const char *logvar, const char *logfile)
 {
-    int st = plat_spawn_wait(tool, argv, child_env(w, drop_nvcc_flags, logfile));
+    int st = plat_spawn_wait(tool, argv, child_env(w, drop_nvcc_flags, logvar, logfile));
     if (st < 0)
         return fail(w, EXIT_USAGE, "cannot run \"%s\": %s", tool, strerror(errno));
     return st;
@@ -181,17 +182,17 @@ static int run_direct(const struct wrap *w, int argc, char **argv)
     struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
     sv_pushv(&v, argv, (size_t)argc);
-    return run_child(w, w->real, sv_argv(&v), 0, NULL);
+    return run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
 }
 
 /* Reads what ccache logged for this call into out, hands the text on to the caller's own
- * CCACHE_LOGFILE if one was set, and removes the per-call log. */
-static void collect_ccache_log(const char *logfile, struct ccache_outcome *out)
+ * log (the same variable) if one was set, and removes the per-call log. */
+static void collect_ccache_log(const char *logvar, const char *logfile, struct ccache_outcome *out)
 {
     struct strbuf text = STRBUF_INIT;
     if (plat_read_file(logfile, &text) == 0) {
         ccache_log_parse(text.buf ? text.buf : "", text.len, out);
-        const char *user = getenv("CCACHE_LOGFILE");
+        const char *user = getenv(logvar);
         if (user && *user && text.len)
             plat_append_record(user, text.buf, text.len);
     } else {
@@ -221,15 +222,19 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     sv_push(&v, w->real);
     sv_pushv(&v, call->argv.v, call->argv.n);
     if (!w->journal)
-        return run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, NULL);
+        return run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, NULL, NULL);
     struct strbuf log = STRBUF_INIT;
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp || !plat_is_dir(tmp))
         tmp = "/tmp";
     sb_addf(&log, "%s/shardcc-ccache-%ld.log", tmp, plat_pid());
     plat_unlink(sb_str(&log));
-    int st = run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, sb_str(&log));
-    collect_ccache_log(sb_str(&log), outcome);
+    /* A shard's manifest names each TU's result key (merge names a nondeterministic TU by
+     * it): ccache's full log has it. Elsewhere only the outcome counts, and the few lines
+     * of the stats log cost a cache hit less. */
+    const char *logvar = w->cfg.phase == PHASE_SHARD ? "CCACHE_LOGFILE" : "CCACHE_STATSLOG";
+    int st = run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, logvar, sb_str(&log));
+    collect_ccache_log(logvar, sb_str(&log), outcome);
     sb_release(&log);
     return st;
 }

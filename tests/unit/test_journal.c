@@ -67,6 +67,11 @@ static void test_ccache_log(void **state)
     parse("[t 1 ] Result: local_storage_read_miss\n[t 1 ] Result: called_for_link\n",
           "called_for_link", "");
     parse("", "unknown", "");
+    /* stats logs, as ccache 4.7.5 writes them for CCACHE_STATSLOG */
+    parse("# ../src/a.cu\ndirect_cache_hit\nlocal_storage_hit\nlocal_storage_read_hit\n", "hit",
+          "");
+    parse("# ../src/a.cu\ncache_miss\ndirect_cache_miss\nlocal_storage_miss\n", "miss", "");
+    parse("# ../src/a.cu ../src/b.cu\nmultiple_source_files\n", "multiple_source_files", "");
     parse("garbage without brackets\n]\n[x] Result:\n", "unknown", "");
 }
 
