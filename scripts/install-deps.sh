@@ -21,6 +21,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The torch lane: a real torch from PyPI whose CUDA major version is nvcc's (torch refuses
+# another): torch 2.11.0 on PyPI is a CUDA 13.0 build, as is the nvcc here.
+TORCH_VERSION=${SHARDCC_TORCH_VERSION:-2.11.0}
+if ! python3 -c "import torch, wheel, numpy; assert torch.__version__.split('+')[0] == '$TORCH_VERSION'" 2>/dev/null; then
+    echo "shardcc: installing torch==$TORCH_VERSION, wheel and numpy from PyPI (about 3 GB)"
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore \
+        "torch==$TORCH_VERSION" wheel numpy
+fi
+
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
     echo "shardcc: nvcc not found on PATH or in /usr/local/cuda/bin: install the CUDA toolkit" >&2
     exit 2

@@ -12,7 +12,7 @@
 
 static const char usage[] =
     "usage: shardcc env [--shard I/N] [--root DIR] [--cache DIR] [--journal FILE]\n"
-    "                   [--format sh|json] [--host-seat] [--real-nvcc PATH]\n"
+    "                   [--format sh|json] [--host-seat] [--cuda-home-seat] [--real-nvcc PATH]\n"
     "                   [--real-cxx PATH] [--real-cc PATH] [--ccache PATH]\n"
     "\n"
     "Prints the environment for one job. With --shard I/N (1 <= I <= N): a shard, whose\n"
@@ -25,11 +25,18 @@ static const char usage[] =
     "  --journal FILE   where the seats record each call (default: ROOT/.shardcc/journal.tsv)\n"
     "  --format F       sh (default; for eval) or json\n"
     "  --host-seat      also put shardcc-c++/shardcc-cc in CXX/CC\n"
+    "  --cuda-home-seat also seat $CUDA_HOME/bin/nvcc: CUDA_HOME, CUDA_PATH and the front of\n"
+    "                   PATH name ROOT/.shardcc/cuda-home, where bin/nvcc is the seat and every\n"
+    "                   other entry links to the real toolkit (for builds that run\n"
+    "                   $CUDA_HOME/bin/nvcc or nvcc from PATH: torch without ninja, older torch,\n"
+    "                   setup.py files that overwrite PYTORCH_NVCC)\n"
     "  --real-nvcc, --real-cxx, --real-cc, --ccache PATH\n"
     "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n"
     "\n"
     "Sets: SHARDCC_ROOT SHARDCC_PHASE SHARDCC_SHARD SHARDCC_REAL_NVCC SHARDCC_REAL_CXX\n"
     "SHARDCC_REAL_CC SHARDCC_CCACHE SHARDCC_JOURNAL PYTORCH_NVCC CUDACXX [CXX CC]\n"
+    "[CUDA_HOME CUDA_PATH PATH CFLAGS CXXFLAGS: -fdebug-prefix-map=SHADOW=REAL appended, so\n"
+    "host debug info names the real toolkit]\n"
     "CCACHE_DIR CCACHE_BASEDIR CCACHE_NOHASHDIR CCACHE_MAXSIZE CCACHE_SLOPPINESS\n"
     "CCACHE_COMPILERCHECK (string:<toolchain fingerprint>).\n"
     "Exit status: 0 ok, 2 usage or configuration error, 4 I/O error.\n";

@@ -36,7 +36,8 @@ static const char usage[] =
     "  --min-hit-rate R       the threshold, 0..1 (default 0.90)\n"
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
-    "  --root, --host-seat, --real-nvcc, --real-cxx, --real-cc, --ccache: as for shardcc env\n"
+    "  --root, --host-seat, --cuda-home-seat, --real-nvcc, --real-cxx, --real-cc, --ccache:\n"
+    "                   as for shardcc env\n"
     "  --allow-partial, --allow-nondeterministic: as for shardcc merge\n"
     "\n"
     "Exit status: 0 ok, 1 the build failed, 2 usage, 3 a guard failed, 4 artifact or I/O.\n";

@@ -18,7 +18,7 @@
 
 static const char usage[] =
     "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR] [--host-seat]\n"
-    "                     [--no-baseline] -- BUILD...\n"
+    "                     [--cuda-home-seat] [--no-baseline] -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline), then shards 1..N, each\n"
     "after CMD cleaned the build tree (as in a fresh CI job), then the link job, and prints\n"
@@ -34,6 +34,7 @@ static const char usage[] =
     "  --cell ID       the cell id (default: local)\n"
     "  --root DIR      the project root (default: .)\n"
     "  --host-seat     also shard the host C/C++ TUs (CXX/CC)\n"
+    "  --cuda-home-seat  also seat $CUDA_HOME/bin/nvcc (a shadow CUDA_HOME; see shardcc env)\n"
     "  --no-baseline   skip the unsharded build\n"
     "\n"
     "Exit status: that of the first step that failed (1 build, 3 guard, 4 I/O), else 0.\n";
@@ -74,11 +75,31 @@ static void plain_environment(void)
                                        "SHARDCC_JOURNAL", "SHARDCC_DEPTH", "CCACHE_DIR"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
-    static const char *const seats[] = {"PYTORCH_NVCC", "CUDACXX", "CXX", "CC"};
+    static const char *const seats[] = {"PYTORCH_NVCC", "CUDACXX",   "CXX",
+                                        "CC",           "CUDA_HOME", "CUDA_PATH"};
     for (size_t i = 0; i < sizeof seats / sizeof seats[0]; i++) {
         const char *v = getenv(seats[i]);
-        if (v && strstr(v, "shardcc"))
+        if (v && (strstr(v, "shardcc") || strstr(v, "/.shardcc/cuda-home")))
             unsetenv(seats[i]);
+    }
+    /* and a shadow CUDA_HOME's bin/ on PATH */
+    const char *path = getenv("PATH");
+    if (path && strstr(path, "/.shardcc/cuda-home")) {
+        struct strbuf p = STRBUF_INIT;
+        const char *s = path;
+        while (*s) {
+            const char *e = strchr(s, ':');
+            size_t n = e ? (size_t)(e - s) : strlen(s);
+            char *part = xstrndup(s, n);
+            if (!strstr(part, "/.shardcc/cuda-home"))
+                sb_addf(&p, "%s%s", p.len ? ":" : "", part);
+            free(part);
+            if (!e)
+                break;
+            s = e + 1;
+        }
+        setenv("PATH", sb_str(&p), 1);
+        sb_release(&p);
     }
 }
 
@@ -86,7 +107,7 @@ int cmd_local(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, CMD, 0};
     const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".";
-    int host_seat = 0, baseline = 1;
+    int host_seat = 0, cuda_home_seat = 0, baseline = 1;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -97,6 +118,7 @@ int cmd_local(int argc, char **argv)
         if (args_value(&a, "-n", &n_s) || args_value(&a, "--jobs", &jobs) ||
             args_value(&a, "--clean", &clean) || args_value(&a, "--cell", &cell) ||
             args_value(&a, "--root", &root) || (args_flag(&a, "--host-seat") && (host_seat = 1)) ||
+            (args_flag(&a, "--cuda-home-seat") && (cuda_home_seat = 1)) ||
             (args_flag(&a, "--no-baseline") && !(baseline = 0)))
             continue;
         if (!a.error)
@@ -196,6 +218,8 @@ int cmd_local(int argc, char **argv)
         sv_push(&v, sb_str(&arts));
         if (host_seat)
             sv_push(&v, "--host-seat");
+        if (cuda_home_seat)
+            sv_push(&v, "--cuda-home-seat");
         sv_push(&v, "--");
         sv_pushv(&v, build, (size_t)nbuild);
         double t0 = now_s();
@@ -242,6 +266,8 @@ int cmd_local(int argc, char **argv)
             sv_push(&v, sb_str(&rroot));
             if (host_seat)
                 sv_push(&v, "--host-seat");
+            if (cuda_home_seat)
+                sv_push(&v, "--cuda-home-seat");
             sv_push(&v, "--");
             sv_pushv(&v, build, (size_t)nbuild);
             double t0 = now_s();

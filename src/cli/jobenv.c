@@ -3,6 +3,7 @@
 #include "classify.h"
 #include "path.h"
 #include "platform.h"
+#include "strvec.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -46,12 +47,64 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            args_value(a, "--journal", &o->journal) || args_value(a, "--real-nvcc", &o->real_nvcc) ||
            args_value(a, "--real-cxx", &o->real_cxx) || args_value(a, "--real-cc", &o->real_cc) ||
            args_value(a, "--ccache", &o->ccache) ||
-           (args_flag(a, "--host-seat") && (o->host_seat = 1));
+           (args_flag(a, "--host-seat") && (o->host_seat = 1)) ||
+           (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1));
 }
 
 static void add(json_t *vars, const char *name, const char *value)
 {
     json_object_set_new(vars, name, json_string(value));
+}
+
+/* Builds the shadow CUDA_HOME at dir: every entry of the real toolkit root is a symbolic
+ * link to the real one, except bin/, a directory of links in which nvcc is the seat. The
+ * seat runs the real nvcc at its real path (nvcc finds cicc and the rest relative to
+ * itself), so nothing but $CUDA_HOME/bin/nvcc changes for a build. */
+static int make_shadow_cuda_home(const char *dir, const char *real_root, const char *seat,
+                                 const char *cmd)
+{
+    struct strbuf p = STRBUF_INIT, t = STRBUF_INIT;
+    int e = plat_rmtree(dir);
+    if (!e)
+        e = plat_mkdir_p(dir);
+    if (!e) {
+        sb_addf(&p, "%s/bin", dir);
+        e = plat_mkdir_p(sb_str(&p));
+    }
+    struct strvec top = STRVEC_INIT, bin = STRVEC_INIT;
+    if (!e)
+        e = plat_list_dir(real_root, &top);
+    sb_reset(&t);
+    sb_addf(&t, "%s/bin", real_root);
+    if (!e)
+        e = plat_list_dir(sb_str(&t), &bin);
+    for (size_t i = 0; !e && i < top.n; i++) {
+        if (!strcmp(top.v[i], "bin"))
+            continue;
+        sb_reset(&p);
+        sb_reset(&t);
+        sb_addf(&p, "%s/%s", dir, top.v[i]);
+        sb_addf(&t, "%s/%s", real_root, top.v[i]);
+        e = plat_symlink(sb_str(&t), sb_str(&p));
+    }
+    for (size_t i = 0; !e && i < bin.n; i++) {
+        sb_reset(&p);
+        sb_reset(&t);
+        sb_addf(&p, "%s/bin/%s", dir, bin.v[i]);
+        if (!strcmp(bin.v[i], "nvcc"))
+            sb_adds(&t, seat);
+        else
+            sb_addf(&t, "%s/bin/%s", real_root, bin.v[i]);
+        e = plat_symlink(sb_str(&t), sb_str(&p));
+    }
+    if (e)
+        report_error(cmd, "cannot make the shadow CUDA_HOME \"%s\" for \"%s\": %s", dir, real_root,
+                     strerror(e));
+    sv_clear(&top);
+    sv_clear(&bin);
+    sb_release(&p);
+    sb_release(&t);
+    return e ? EXIT_IO : EXIT_OK;
 }
 
 static char *parent_dir(const char *path)
@@ -135,6 +188,47 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "CC", sb_str(&sb));
         sb_reset(&sb);
     }
+    if (o->cuda_home_seat) {
+        /* the toolkit root: the real nvcc is ROOT/bin/nvcc */
+        char *bin = parent_dir(env->tc.nvcc);
+        if (strlen(bin) > 1)
+            bin[strlen(bin) - 1] = '\0';
+        char *real_root = parent_dir(bin);
+        if (strlen(real_root) > 1)
+            real_root[strlen(real_root) - 1] = '\0';
+        sb_addf(&sb, "%s/.shardcc/cuda-home", env->root);
+        struct strbuf seat = STRBUF_INIT;
+        sb_addf(&seat, "%s/shardcc-wrap", sb_str(&bindir));
+        int rc2 = make_shadow_cuda_home(sb_str(&sb), real_root, sb_str(&seat), cmd);
+        sb_release(&seat);
+        free(bin);
+        if (rc2) {
+            free(real_root);
+            return rc2;
+        }
+        env->cuda_home = sb_detach(&sb);
+        env->cuda_real = real_root;
+        real_root = NULL;
+        add(v, "CUDA_HOME", env->cuda_home);
+        add(v, "CUDA_PATH", env->cuda_home);
+        const char *path = getenv("PATH");
+        sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? ":" : "", path ? path : "");
+        add(v, "PATH", sb_str(&sb));
+        sb_reset(&sb);
+        /* Builds pass -I$CUDA_HOME/include to the host compiler too; with -g the shadow's
+         * path would land in the debug info. Map it back to the real toolkit's (GCC and
+         * clang leave -fdebug-prefix-map out of the switches they record). */
+        static const char *const flagvars[] = {"CFLAGS", "CXXFLAGS"};
+        for (size_t i = 0; i < 2; i++) {
+            const char *old = getenv(flagvars[i]);
+            if (old && strstr(old, "-fdebug-prefix-map=") && strstr(old, env->cuda_home))
+                continue; /* already mapped: eval'd twice */
+            sb_addf(&sb, "%s%s-fdebug-prefix-map=%s=%s", old ? old : "", old && *old ? " " : "",
+                    env->cuda_home, env->cuda_real);
+            add(v, flagvars[i], sb_str(&sb));
+            sb_reset(&sb);
+        }
+    }
     add(v, "CCACHE_DIR", env->cache);
     add(v, "CCACHE_BASEDIR", env->root);
     add(v, "CCACHE_NOHASHDIR", "1");
@@ -164,6 +258,8 @@ void jobenv_release(struct jobenv *env)
     free(env->cache);
     free(env->journal);
     free(env->fingerprint);
+    free(env->cuda_home);
+    free(env->cuda_real);
     toolchain_release(&env->tc);
     memset(env, 0, sizeof *env);
 }

@@ -14,6 +14,7 @@ struct jobenv_opts {
     const char *root;            /* default "." */
     const char *cache, *journal; /* NULL: the job's defaults */
     int host_seat;
+    int cuda_home_seat; /* a shadow CUDA_HOME whose bin/nvcc is the seat */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
 };
 
@@ -21,11 +22,14 @@ struct jobenv {
     json_t *set;   /* name -> value, in a stable order */
     json_t *unset; /* names to remove */
     char *root, *cache, *journal, *fingerprint;
+    char *cuda_home; /* the shadow CUDA_HOME, or NULL */
+    char *cuda_real; /* the real toolkit root it shadows, or NULL */
     struct toolchain tc;
 };
 
 /* Consumes one of the options every job command shares (--root, --cache, --journal,
- * --host-seat, --real-nvcc, --real-cxx, --real-cc, --ccache). 1 when consumed. */
+ * --host-seat, --cuda-home-seat, --real-nvcc, --real-cxx, --real-cc, --ccache). 1 when
+ * consumed. */
 int jobenv_arg(struct args *a, struct jobenv_opts *o);
 /* Resolves paths and tools, computes the fingerprint, creates the cache and journal
  * directories. Returns an exit status; messages are prefixed with cmd. */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "strbuf.h"
+#include "strvec.h"
 
 #define PLAT_DIRSEP '/'
 
@@ -55,6 +56,10 @@ int plat_is_dir(const char *path);
 int plat_spawn_wait_path(char *const argv[]);
 /* As plat_spawn_wait_path, with standard output and error appended to the file log. */
 int plat_spawn_wait_log(char *const argv[], const char *log);
+/* The names in a directory (not "." and ".."), sorted. 0 or an errno. */
+int plat_list_dir(const char *dir, struct strvec *out);
+/* Creates a symbolic link at path pointing to target. 0 or an errno. */
+int plat_symlink(const char *target, const char *path);
 /* Removes a directory tree (links are removed, never followed); a missing one is not an
  * error. 0 or an errno. */
 int plat_rmtree(const char *dir);

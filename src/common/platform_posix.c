@@ -2,6 +2,7 @@
  * Owns process creation and the atomic-write protocol; owns no policy. */
 #include "platform.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -366,4 +367,29 @@ int plat_same_content(const char *path, const void *data, size_t len)
 int plat_touch(const char *path)
 {
     return utimensat(AT_FDCWD, path, NULL, 0) == 0 ? 0 : errno;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int plat_list_dir(const char *dir, struct strvec *out)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            sv_push(out, de->d_name);
+    closedir(d);
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, cmp_name);
+    return 0;
+}
+
+int plat_symlink(const char *target, const char *path)
+{
+    return symlink(target, path) == 0 ? 0 : errno;
 }

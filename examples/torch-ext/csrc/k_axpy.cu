@@ -1,0 +1,26 @@
+// ext_axpy_cuda: alpha * x + y
+#include <cuda_runtime.h>
+
+#include "kernels.h"
+
+namespace {
+template <typename T, int UNROLL>
+__global__ void axpy_kernel(T alpha, const T *x, const T *y, T *out, int64_t n)
+{
+    int64_t base = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * UNROLL;
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+        int64_t i = base + u;
+        if (i < n)
+            out[i] = alpha * x[i] + y[i];
+    }
+}
+} // namespace
+
+extern "C" void ext_axpy_cuda(float alpha, const float *x, const float *y, float *out, int64_t n, ext_stream_t s)
+{
+    constexpr int unroll = 4, threads = 256;
+    int64_t blocks = (n + threads * unroll - 1) / (threads * unroll);
+    if (blocks > 0)
+        axpy_kernel<float, unroll><<<blocks, threads, 0, reinterpret_cast<cudaStream_t>(s)>>>(alpha, x, y, out, n);
+}

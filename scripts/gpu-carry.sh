@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Prepares .gpu/ for a GPU host that has nvcc, torch and python but no package registry
+# and no ccache: shardcc and Debian's ccache, with every shared library they need and
+# Debian's loader, rewritten (patchelf) to load them from /tmp/shardcc-rt, so they run
+# whatever the host's own C library is. scripts/gpu-torch-check.sh uses it there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+command -v patchelf >/dev/null || { apt-get install -y -qq patchelf >/dev/null; }
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDCC_TESTS=OFF >/dev/null
+cmake --build build-gpu >/dev/null
+RT=/tmp/shardcc-rt
+rm -rf .gpu && mkdir -p .gpu/bin .gpu/rt
+cp build-gpu/shardcc build-gpu/shardcc-wrap "$(command -v ccache)" .gpu/bin/
+for s in shardcc-nvcc shardcc-c++ shardcc-cc; do ln -s shardcc-wrap .gpu/bin/$s; done
+for b in shardcc ccache; do
+    ldd ".gpu/bin/$b" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
+        cp -L "$lib" .gpu/rt/
+    done
+    patchelf --set-interpreter "$RT/$(basename "$(ldd .gpu/bin/$b | awk '/ld-linux/ {print $1}')")" \
+        --set-rpath "$RT" ".gpu/bin/$b"
+done
+grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >>.git/info/exclude
+du -sh .gpu

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# On a GPU host (torch 2.x+cu13, nvcc 13, python; no registries): builds examples/torch-ext
+# unsharded and sharded (N shards, default 4) with `shardcc local`, checks with `shardcc
+# compare` that the link job's wheel is the unsharded one, installs the sharded wheel and
+# runs every kernel against its plain-torch reference on the GPU (and the CPU).
+# Needs .gpu/ from scripts/gpu-carry.sh (shardcc and ccache with their libraries).
+#   scripts/gpu-torch-check.sh [OUT_DIR]     writes OUT_DIR/gpu-torch-check.txt
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOP=$PWD
+OUTDIR=${1:-$TOP}
+N=${SHARDCC_GPU_SHARDS:-4}
+REPORT="$OUTDIR/gpu-torch-check.txt"
+mkdir -p "$OUTDIR"
+exec > >(tee "$REPORT") 2>&1
+[ -d .gpu/bin ] || { echo "gpu-torch-check: .gpu/ is missing: run scripts/gpu-carry.sh first"; exit 2; }
+rm -rf /tmp/shardcc-rt && cp -r .gpu/rt /tmp/shardcc-rt
+export PATH="$TOP/.gpu/bin:$PATH"
+export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0} MAX_JOBS=${MAX_JOBS:-$(nproc)}
+echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -m), $(nproc) cores"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "gpu", torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)'
+nvcc --version | tail -1
+echo "$(shardcc --version), $(ccache --version | head -1)"
+
+WORK=$(mktemp -d /tmp/shardcc-gpu.XXXXXX)
+cp -r examples/torch-ext "$WORK/proj"
+cd "$WORK/proj"
+# each build leaves its wheel as wheel-<phase>/: plain (unsharded), shard, link
+BUILD='rm -rf build dist *.egg-info && python3 -m pip wheel . --no-build-isolation --no-deps -q -w dist &&
+       rm -rf "$OUT/wheel-${SHARDCC_PHASE:-plain}" && mkdir -p "$OUT/wheel-${SHARDCC_PHASE:-plain}" &&
+       cp dist/*.whl "$OUT/wheel-${SHARDCC_PHASE:-plain}/"'
+echo "== shardcc local -n $N (the unsharded build, $N shards, the link job)"
+OUT="$WORK" shardcc local -n "$N" --clean 'rm -rf build dist *.egg-info' -- sh -c "$BUILD"
+echo "== shardcc compare: the link job's wheel against the unsharded wheel"
+shardcc compare "$WORK"/wheel-link/*.whl "$WORK"/wheel-plain/*.whl
+echo "== the sharded wheel, installed, against plain torch"
+python3 -m pip install -q --no-deps --no-index --target "$WORK/site" "$WORK"/wheel-link/*.whl
+cd "$WORK"
+PYTHONPATH="$WORK/site" python3 "$TOP/examples/torch-ext/tests/test_kernels.py" --device "${SHARDCC_GPU_DEVICES:-all}"
+echo "== done: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -1,0 +1,62 @@
+# The shadow CUDA_HOME seat (--cuda-home-seat): a build that runs $CUDA_HOME/bin/nvcc
+# itself (torch without ninja, older torch, setup.py files that overwrite PYTORCH_NVCC),
+# with the long depfile forms, sharded 2 ways: the seat sees every TU, the link job hits
+# 100 %, its library is the unsharded one and its objects are their owners' bytes.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+mkdir -p proj/src
+cd proj
+for k in add mul relu scan; do
+    printf '#include <cuda_runtime.h>\ntemplate <typename T> __global__ void %s_k(T *x) { x[threadIdx.x] += T(2); }\nextern "C" void %s(float *x) { %s_k<<<1, 32>>>(x); }\n' $k $k $k >src/$k.cu
+done
+cat >build.sh <<'SH'
+#!/bin/sh
+# like torch's non-ninja path: $CUDA_HOME/bin/nvcc for every .cu, then the host link;
+# PYTORCH_NVCC is overwritten as some setup.py files do
+set -e
+PYTORCH_NVCC=/usr/local/cuda/bin/nvcc
+export PYTORCH_NVCC
+NVCC="${CUDA_HOME:-/usr/local/cuda}/bin/nvcc"
+rm -rf build && mkdir build
+"$NVCC" --version >/dev/null
+for k in add mul relu scan; do
+    "$NVCC" -I"${CUDA_HOME:-/usr/local/cuda}/include" -O2 -gencode=arch=compute_90,code=sm_90 \
+        --compiler-options -fPIC --generate-dependencies-with-compile --dependency-output build/$k.d \
+        -c "$PWD/src/$k.cu" -o build/$k.o
+done
+g++ -shared -Wl,--build-id=none -o build/libext.so build/*.o
+SH
+chmod +x build.sh
+./build.sh && mv build ../plain
+ok "plain build with the real CUDA_HOME"
+
+mkdir ../art
+owned=0
+for i in 1 2; do
+    shardcc shard --cuda-home-seat --shard $i/2 --cell ch --artifact ../art -- ./build.sh 2>"$T/s.err" ||
+        fail "shard $i/2: $(cat "$T/s.err")"
+    j=.shardcc/shard-$i-of-2/journal.tsv
+    expect_eq "shard $i/2: TUs seen through \$CUDA_HOME/bin/nvcc" "$(awk -F'\t' '$4 == "nvcc" && $7 == "tu"' "$j" | wc -l)" "4"
+    expect_eq "shard $i/2: nvcc --version ran directly" "$(journal_count "$j" info direct 0)" "1"
+    owned=$((owned + $(journal_count "$j" tu cache 0)))
+    cp "$j" ../journal-$i.tsv
+    mv build ../shard-$i
+done
+expect_eq "every TU owned by one shard" "$owned" "4"
+[ -L .shardcc/cuda-home/include ] && [ -e .shardcc/cuda-home/include/cuda_runtime.h ] ||
+    fail "the shadow CUDA_HOME does not lead to the real headers"
+ok "the shadow CUDA_HOME's include/ is the real toolkit's"
+expect_eq "the shadow nvcc is the seat" "$(readlink -f .shardcc/cuda-home/bin/nvcc)" "$(readlink -f "$SHARDCC_BIN/shardcc-wrap")"
+shardcc link --cuda-home-seat --artifacts ../art --expect-shards 2 -- ./build.sh 2>"$T/l.err" ||
+    fail "link: $(cat "$T/l.err")"
+grep -qx "hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards" "$T/l.err" || fail "link: $(tail -2 "$T/l.err")"
+ok "link: hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards"
+shardcc compare build/libext.so ../plain/libext.so >"$T/c.out" || fail "$(cat "$T/c.out")"
+ok "$(cat "$T/c.out")"
+n=0
+while IFS=$'\t' read -r out i; do
+    cmp -s "$out" "../shard-$i/${out#build/}" || fail "$out differs from shard $i's"
+    n=$((n + 1))
+done < <(for i in 1 2; do awk -F'\t' -v i=$i '$7 == "tu" && $8 == "cache" {print $13 "\t" i}' ../journal-$i.tsv; done)
+expect_eq "link objects byte-identical to their owners'" "$n" "4"
+summary

@@ -1,0 +1,37 @@
+# The torch lane through PYTORCH_NVCC + ninja (torch 2.11's writer: -MD -MF), N in {1, 3},
+# and through the long depfile forms older torch releases write (--generate-dependencies-
+# with-compile --dependency-output), N = 2: the link job's wheel is the unsharded wheel (up
+# to nvcc's temp names) and every CUDA TU is a cache hit.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/torchlane.sh"
+torch_setup
+torch_baseline
+grep -q -- '-MD -MF $out.d' build/temp.*/build.ninja || fail "torch's ninja rule is not -MD -MF"
+ok "torch's ninja rule passes -MD -MF"
+torch_pipeline ninja-n1 1 $CUDA_TUS ""
+torch_pipeline ninja-n3 3 $CUDA_TUS ""
+# torch releases that wrote the long forms: a PYTORCH_NVCC that respells -MD -MF the old way
+cat >"$T/longform-nvcc" <<SH
+#!/bin/bash
+args=()
+while [ \$# -gt 0 ]; do
+    case "\$1" in
+    -MD) args+=(--generate-dependencies-with-compile) ;;
+    -MF) args+=(--dependency-output "\$2"); shift ;;
+    *) args+=("\$1") ;;
+    esac
+    shift
+done
+printf '%s\\n' "\${args[*]}" >>"$T/longform.args"
+exec "$SHARDCC_BIN/shardcc-nvcc" "\${args[@]}"
+SH
+chmod +x "$T/longform-nvcc"
+cat >"$T/build-longform.sh" <<SH
+#!/bin/sh
+export PYTORCH_NVCC="$T/longform-nvcc"
+$WHEEL
+SH
+WHEEL="sh $T/build-longform.sh" torch_pipeline longform 2 $CUDA_TUS ""
+expect_eq "long forms: nvcc calls that passed --generate-dependencies-with-compile --dependency-output" \
+    "$(grep -c -- '--generate-dependencies-with-compile .*--dependency-output' "$T/longform.args")" "$((CUDA_TUS * 3))"
+summary
