@@ -17,8 +17,13 @@ for b in shardcc ccache; do
     ldd ".gpu/bin/$b" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
         cp -L "$lib" .gpu/rt/
     done
+    # DT_RPATH (not RUNPATH): it also governs the libraries' own dependencies
     patchelf --set-interpreter "$RT/$(basename "$(ldd .gpu/bin/$b | awk '/ld-linux/ {print $1}')")" \
-        --set-rpath "$RT" ".gpu/bin/$b"
+        --force-rpath --set-rpath "$RT" ".gpu/bin/$b"
+done
+for lib in .gpu/rt/*.so*; do
+    case "$lib" in */ld-linux*) continue ;; esac
+    patchelf --force-rpath --set-rpath "$RT" "$lib"
 done
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >>.git/info/exclude
 du -sh .gpu

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 TOP=$PWD
 OUTDIR=${1:-$TOP}
 N=${SHARDCC_GPU_SHARDS:-4}
-REPORT="$OUTDIR/gpu-torch-check.txt"
+REPORT="$OUTDIR/gpu-torch-check${SHARDCC_GPU_HOST_SEAT:+-host-seat}.txt"
 mkdir -p "$OUTDIR"
 exec > >(tee "$REPORT") 2>&1
 [ -d .gpu/bin ] || { echo "gpu-torch-check: .gpu/ is missing: run scripts/gpu-carry.sh first"; exit 2; }
@@ -30,8 +30,10 @@ cd "$WORK/proj"
 BUILD='rm -rf build dist *.egg-info && python3 -m pip wheel . --no-build-isolation --no-deps -q -w dist &&
        rm -rf "$OUT/wheel-${SHARDCC_PHASE:-plain}" && mkdir -p "$OUT/wheel-${SHARDCC_PHASE:-plain}" &&
        cp dist/*.whl "$OUT/wheel-${SHARDCC_PHASE:-plain}/"'
-echo "== shardcc local -n $N (the unsharded build, $N shards, the link job)"
-OUT="$WORK" shardcc local -n "$N" --clean 'rm -rf build dist *.egg-info' -- sh -c "$BUILD"
+SEATS=()
+[ "${SHARDCC_GPU_HOST_SEAT:-0}" = 1 ] && SEATS+=(--host-seat)
+echo "== shardcc local -n $N ${SEATS[*]} (the unsharded build, $N shards, the link job)"
+OUT="$WORK" shardcc local -n "$N" "${SEATS[@]}" --clean 'rm -rf build dist *.egg-info' -- sh -c "$BUILD"
 echo "== shardcc compare: the link job's wheel against the unsharded wheel"
 shardcc compare "$WORK"/wheel-link/*.whl "$WORK"/wheel-plain/*.whl
 echo "== the sharded wheel, installed, against plain torch"
