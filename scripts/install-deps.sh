@@ -6,16 +6,19 @@ set -euo pipefail
 PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libcmocka-dev libxxhash-dev
       libjansson-dev libarchive-dev libzstd-dev binutils perl python3 file zstd clang clang-format)
 
+SUDO=
+if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then
+    SUDO=sudo
+fi
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "shardcc: installing missing Debian packages: ${missing[*]}"
-    SUDO=
-    if [ "$(id -u)" != 0 ]; then
-        command -v sudo >/dev/null || { echo "shardcc: need root or sudo to install ${missing[*]}" >&2; exit 2; }
-        SUDO=sudo
+    if [ "$(id -u)" != 0 ] && [ -z "$SUDO" ]; then
+        echo "shardcc: need root or sudo to install ${missing[*]}" >&2
+        exit 2
     fi
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -26,8 +29,17 @@ fi
 TORCH_VERSION=${SHARDCC_TORCH_VERSION:-2.11.0}
 if ! python3 -c "import torch, wheel, numpy; assert torch.__version__.split('+')[0] == '$TORCH_VERSION'" 2>/dev/null; then
     echo "shardcc: installing torch==$TORCH_VERSION, wheel and numpy from PyPI (about 3 GB)"
-    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore \
-        "torch==$TORCH_VERSION" wheel numpy
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+    fi
+    PIP_FLAGS=(-q --disable-pip-version-check)
+    # Debian's own python3 is "externally managed" (PEP 668); a pyenv or venv python is not
+    if python3 -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)'; then
+        PIP_FLAGS+=(--break-system-packages)
+    fi
+    [ "$(id -u)" = 0 ] && PIP_FLAGS+=(--root-user-action=ignore)
+    python3 -m pip install "${PIP_FLAGS[@]}" "torch==$TORCH_VERSION" wheel numpy
 fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then

@@ -99,23 +99,12 @@ int cmd_link(int argc, char **argv)
     }
     char **build = argv + a.i;
 
-    struct strbuf rroot = STRBUF_INIT, dcache = STRBUF_INIT, djournal = STRBUF_INIT;
-    if (plat_realpath(o.root ? o.root : ".", &rroot) != 0) {
-        fprintf(stderr, CMD ": --root \"%s\": %s\n", o.root ? o.root : ".", strerror(errno));
-        return EXIT_USAGE;
+    struct strbuf dcache = STRBUF_INIT, djournal = STRBUF_INIT;
+    rc = jobenv_state_defaults(&o, "link", &dcache, &djournal, CMD);
+    if (rc) {
+        free(mo.inputs);
+        return rc;
     }
-    sb_addf(&dcache, "%s/.shardcc/link/cache", sb_str(&rroot));
-    sb_addf(&djournal, "%s/.shardcc/link/journal.tsv", sb_str(&rroot));
-    if (!o.cache) {
-        int e = plat_rmtree(sb_str(&dcache));
-        if (e) {
-            report_error(CMD, "cannot clear \"%s\": %s", sb_str(&dcache), strerror(e));
-            return EXIT_IO;
-        }
-        o.cache = sb_str(&dcache);
-    }
-    if (!o.journal)
-        o.journal = sb_str(&djournal);
     mo.cache = o.cache;
     struct merge_result mr;
     rc = merge_run(&mo, &mr);

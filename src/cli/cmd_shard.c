@@ -208,27 +208,13 @@ int cmd_shard(int argc, char **argv)
     }
 
     /* Default cache and journal: fresh, in a state directory of this shard's own. */
-    struct strbuf rroot = STRBUF_INIT;
-    if (plat_realpath(o.root ? o.root : ".", &rroot) != 0) {
-        fprintf(stderr, CMD ": --root \"%s\": %s\n", o.root ? o.root : ".", strerror(errno));
-        return EXIT_USAGE;
-    }
-    sb_addf(&state, "%s/.shardcc/shard-%d-of-%d", sb_str(&rroot), o.shard, o.count);
+    sb_addf(&state, "shard-%d-of-%d", o.shard, o.count);
     struct strbuf dcache = STRBUF_INIT, djournal = STRBUF_INIT;
-    sb_addf(&dcache, "%s/cache", sb_str(&state));
-    sb_addf(&djournal, "%s/journal.tsv", sb_str(&state));
-    if (!o.cache) {
-        int e = plat_rmtree(sb_str(&dcache));
-        if (e) {
-            report_error(CMD, "cannot clear \"%s\": %s", sb_str(&dcache), strerror(e));
-            return EXIT_IO;
-        }
-        o.cache = sb_str(&dcache);
-    }
-    if (!o.journal)
-        o.journal = sb_str(&djournal);
+    int rc = jobenv_state_defaults(&o, sb_str(&state), &dcache, &djournal, CMD);
+    if (rc)
+        return rc;
     struct jobenv env;
-    int rc = jobenv_build(&o, &env, CMD);
+    rc = jobenv_build(&o, &env, CMD);
     if (rc)
         return rc;
     int e = plat_unlink(env.journal);

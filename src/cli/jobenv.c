@@ -107,6 +107,30 @@ static int make_shadow_cuda_home(const char *dir, const char *real_root, const c
     return e ? EXIT_IO : EXIT_OK;
 }
 
+int jobenv_state_defaults(struct jobenv_opts *o, const char *state, struct strbuf *cache,
+                          struct strbuf *journal, const char *cmd)
+{
+    struct strbuf root = STRBUF_INIT;
+    if (plat_realpath(o->root ? o->root : ".", &root) != 0) {
+        report_error(cmd, "--root \"%s\": %s", o->root ? o->root : ".", strerror(errno));
+        return EXIT_USAGE;
+    }
+    sb_addf(cache, "%s/.shardcc/%s/cache", sb_str(&root), state);
+    sb_addf(journal, "%s/.shardcc/%s/journal.tsv", sb_str(&root), state);
+    sb_release(&root);
+    if (!o->cache) {
+        int e = plat_rmtree(sb_str(cache));
+        if (e) {
+            report_error(cmd, "cannot clear \"%s\": %s", sb_str(cache), strerror(e));
+            return EXIT_IO;
+        }
+        o->cache = sb_str(cache);
+    }
+    if (!o->journal)
+        o->journal = sb_str(journal);
+    return EXIT_OK;
+}
+
 static char *parent_dir(const char *path)
 {
     return xstrndup(path, (size_t)(path_basename(path) - path));

@@ -31,6 +31,10 @@ struct jobenv {
  * --host-seat, --cuda-home-seat, --real-nvcc, --real-cxx, --real-cc, --ccache). 1 when
  * consumed. */
 int jobenv_arg(struct args *a, struct jobenv_opts *o);
+/* Fills in the job's own defaults where o has none: a fresh (emptied) cache and a journal
+ * in ROOT/.shardcc/STATE/. The strings live in the two buffers. Returns an exit status. */
+int jobenv_state_defaults(struct jobenv_opts *o, const char *state, struct strbuf *cache,
+                          struct strbuf *journal, const char *cmd);
 /* Resolves paths and tools, computes the fingerprint, creates the cache and journal
  * directories. Returns an exit status; messages are prefixed with cmd. */
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd);

@@ -88,6 +88,19 @@ int plat_find_in_path(const char *name, struct strbuf *out)
     return ENOENT;
 }
 
+/* Waits for pid: its exit status, 128+S for a signal S, or -1 (errno set). */
+static int wait_status(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+}
+
 int plat_spawn_wait(const char *path, char *const argv[], char *const envp[])
 {
     pid_t pid;
@@ -96,16 +109,7 @@ int plat_spawn_wait(const char *path, char *const argv[], char *const envp[])
         errno = rc;
         return -1;
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    if (WIFSIGNALED(st))
-        return 128 + WTERMSIG(st);
-    return 1;
+    return wait_status(pid);
 }
 
 int plat_exec(const char *path, char *const argv[], char *const envp[])
@@ -258,14 +262,7 @@ int plat_run_capture(char *const argv[], struct strbuf *out)
         sb_add(out, buf, (size_t)r);
     }
     close(fds[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+    return wait_status(pid);
 }
 
 int plat_unlink(const char *path)
@@ -311,14 +308,7 @@ int plat_spawn_wait_path(char *const argv[])
         errno = rc;
         return -1;
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+    return wait_status(pid);
 }
 
 int plat_spawn_wait_log(char *const argv[], const char *log)
@@ -334,14 +324,7 @@ int plat_spawn_wait_log(char *const argv[], const char *log)
         errno = rc;
         return -1;
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+    return wait_status(pid);
 }
 
 int plat_same_content(const char *path, const void *data, size_t len)
