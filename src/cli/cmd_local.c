@@ -68,6 +68,20 @@ static int run_logged(char **argv, const char *log)
     return st;
 }
 
+/* The options shard and link jobs share, then "--" and the build command. */
+static void push_job_tail(struct strvec *v, const char *root, int host_seat, int cuda_home_seat,
+                          char **build, int nbuild)
+{
+    sv_push(v, "--root");
+    sv_push(v, root);
+    if (host_seat)
+        sv_push(v, "--host-seat");
+    if (cuda_home_seat)
+        sv_push(v, "--cuda-home-seat");
+    sv_push(v, "--");
+    sv_pushv(v, build, (size_t)nbuild);
+}
+
 /* Removes what would turn the baseline into a seat build. */
 static void plain_environment(void)
 {
@@ -212,16 +226,9 @@ int cmd_local(int argc, char **argv)
         sv_push(&v, sb_str(&spec));
         sv_push(&v, "--cell");
         sv_push(&v, cell);
-        sv_push(&v, "--root");
-        sv_push(&v, sb_str(&rroot));
         sv_push(&v, "--artifact");
         sv_push(&v, sb_str(&arts));
-        if (host_seat)
-            sv_push(&v, "--host-seat");
-        if (cuda_home_seat)
-            sv_push(&v, "--cuda-home-seat");
-        sv_push(&v, "--");
-        sv_pushv(&v, build, (size_t)nbuild);
+        push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, build, nbuild);
         double t0 = now_s();
         rc = run_logged(sv_argv(&v), sb_str(&log));
         wall[i] = now_s() - t0;
@@ -262,14 +269,7 @@ int cmd_local(int argc, char **argv)
             sv_push(&v, sb_str(&arts));
             sv_push(&v, "--expect-shards");
             sv_push(&v, sb_str(&ns));
-            sv_push(&v, "--root");
-            sv_push(&v, sb_str(&rroot));
-            if (host_seat)
-                sv_push(&v, "--host-seat");
-            if (cuda_home_seat)
-                sv_push(&v, "--cuda-home-seat");
-            sv_push(&v, "--");
-            sv_pushv(&v, build, (size_t)nbuild);
+            push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, build, nbuild);
             double t0 = now_s();
             rc = run_logged(sv_argv(&v), sb_str(&log));
             link_wall = now_s() - t0;
