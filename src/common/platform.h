@@ -39,6 +39,12 @@ int plat_touch(const char *path);
 /* Appends data with one write(2) on an O_APPEND descriptor (records up to PIPE_BUF
  * bytes from concurrent writers never interleave). 0 or an errno. */
 int plat_append_record(const char *path, const void *data, size_t len);
+/* The same in two steps, for a caller that must know the file is writable before it
+ * has the record: open (created if missing) for appending, then one write per record. */
+int plat_open_append(const char *path, int *fd);
+int plat_append_fd(int fd, const void *data, size_t len);
+/* Closes a descriptor from plat_open_append. 0 or an errno. */
+int plat_close(int fd);
 /* Reads a whole file. 0 or an errno. */
 int plat_read_file(const char *path, struct strbuf *out);
 

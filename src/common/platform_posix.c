@@ -155,19 +155,35 @@ int plat_write_atomic(const char *path, const void *data, size_t len)
     return rc;
 }
 
-int plat_append_record(const char *path, const void *data, size_t len)
+int plat_open_append(const char *path, int *fd)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return errno;
+    *fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    return *fd < 0 ? errno : 0;
+}
+
+int plat_append_fd(int fd, const void *data, size_t len)
+{
     ssize_t w;
     do {
         w = write(fd, data, len);
     } while (w < 0 && errno == EINTR);
-    int rc = w < 0 ? errno : ((size_t)w != len ? EIO : 0);
-    if (close(fd) != 0 && !rc)
-        rc = errno;
-    return rc;
+    return w < 0 ? errno : ((size_t)w != len ? EIO : 0);
+}
+
+int plat_close(int fd)
+{
+    return close(fd) == 0 ? 0 : errno;
+}
+
+int plat_append_record(const char *path, const void *data, size_t len)
+{
+    int fd;
+    int rc = plat_open_append(path, &fd);
+    if (rc)
+        return rc;
+    rc = plat_append_fd(fd, data, len);
+    int e = plat_close(fd);
+    return rc ? rc : e;
 }
 
 int plat_read_file(const char *path, struct strbuf *out)

@@ -45,11 +45,11 @@ void journal_format(const struct journal_rec *r, struct strbuf *out)
     sb_addc(out, '\n');
 }
 
-int journal_append(const char *path, const struct journal_rec *rec)
+int journal_append(int fd, const struct journal_rec *rec)
 {
     struct strbuf line = STRBUF_INIT;
     journal_format(rec, &line);
-    int rc = plat_append_record(path, line.buf, line.len);
+    int rc = plat_append_fd(fd, line.buf, line.len);
     sb_release(&line);
     return rc;
 }

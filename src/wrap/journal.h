@@ -29,7 +29,7 @@ struct journal_rec {
 
 /* Formats rec as one line (fields escaped: \t \n \\). */
 void journal_format(const struct journal_rec *rec, struct strbuf *out);
-/* Appends rec to path. 0 or an errno. */
-int journal_append(const char *path, const struct journal_rec *rec);
+/* Appends rec, with one write, to fd (from plat_open_append). 0 or an errno. */
+int journal_append(int fd, const struct journal_rec *rec);
 
 #endif

@@ -280,8 +280,9 @@ int main(int argc, char **argv)
         return run_direct(&w, nargs, args);
     }
 
-    if (w.journal) { /* fail before the compile, not after it */
-        int e = plat_append_record(w.journal, "", 0);
+    int journal_fd = -1;
+    if (w.journal) { /* opened before the compile: fail before it, not after it */
+        int e = plat_open_append(w.journal, &journal_fd);
         if (e)
             return fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal,
                         strerror(e));
@@ -326,7 +327,10 @@ int main(int argc, char **argv)
                                 call.output,
                                 outcome.outcome[0] ? outcome.outcome : NULL,
                                 outcome.result_key[0] ? outcome.result_key : NULL};
-        int e = journal_append(w.journal, &r);
+        int e = journal_append(journal_fd, &r);
+        int ce = plat_close(journal_fd);
+        if (!e)
+            e = ce;
         if (e) {
             fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal, strerror(e));
             if (status == EXIT_OK)
