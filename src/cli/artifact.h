@@ -11,7 +11,7 @@
 
 #include "strbuf.h"
 
-#define ARTIFACT_FORMAT 1
+#define ARTIFACT_FORMAT 2
 
 struct cache_entry {
     char *rel; /* "8/9/d36m...R", relative to the cache directory */

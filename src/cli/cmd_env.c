@@ -13,7 +13,7 @@
 static const char usage[] =
     "usage: shardcc env [--shard I/N] [--root DIR] [--cache DIR] [--journal FILE]\n"
     "                   [--format sh|json] [--host-seat] [--cuda-home-seat] [--real-nvcc PATH]\n"
-    "                   [--real-cxx PATH] [--real-cc PATH] [--ccache PATH]\n"
+    "                   [--relocatable] [--real-cxx PATH] [--real-cc PATH] [--ccache PATH]\n"
     "\n"
     "Prints the environment for one job. With --shard I/N (1 <= I <= N): a shard, whose\n"
     "seats compile the TUs shard I owns through ccache and stub the rest. Without it: the\n"
@@ -30,6 +30,10 @@ static const char usage[] =
     "                   other entry links to the real toolkit (for builds that run\n"
     "                   $CUDA_HOME/bin/nvcc or nvcc from PATH: torch without ninja, older torch,\n"
     "                   setup.py files that overwrite PYTORCH_NVCC)\n"
+    "  --relocatable    set CCACHE_BASEDIR=ROOT: jobs may run at different paths, but ccache\n"
+    "                   then hands the compiler relative paths, so debug info and __FILE__\n"
+    "                   differ from an unsharded build's (default: off, CCACHE_BASEDIR unset,\n"
+    "                   and every job must run at the same root)\n"
     "  --real-nvcc, --real-cxx, --real-cc, --ccache PATH\n"
     "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n"
     "\n"
@@ -37,7 +41,7 @@ static const char usage[] =
     "SHARDCC_REAL_CC SHARDCC_CCACHE SHARDCC_JOURNAL PYTORCH_NVCC CUDACXX [CXX CC]\n"
     "[CUDA_HOME CUDA_PATH PATH CFLAGS CXXFLAGS: -fdebug-prefix-map=SHADOW=REAL appended, so\n"
     "host debug info names the real toolkit]\n"
-    "CCACHE_DIR CCACHE_BASEDIR CCACHE_NOHASHDIR CCACHE_MAXSIZE CCACHE_SLOPPINESS\n"
+    "CCACHE_DIR [CCACHE_BASEDIR] CCACHE_NOHASHDIR CCACHE_MAXSIZE CCACHE_SLOPPINESS\n"
     "CCACHE_COMPILERCHECK (string:<toolchain fingerprint>).\n"
     "Exit status: 0 ok, 2 usage or configuration error, 4 I/O error.\n";
 

@@ -25,6 +25,8 @@ static const char usage[] =
     "Merges the artifacts of shards 1..N (as shardcc merge), then runs CMD (the package's\n"
     "ordinary full build) in the link phase, where every TU compile should be a cache hit\n"
     "and nothing is stubbed, and checks:\n"
+    "  - the toolchain fingerprint and the root are the shards' (or all jobs ran with\n"
+    "    --relocatable): else no entry could hit;\n"
     "  - hit rate = cache hits / TU compiles the seats saw >= R (default 0.90); uncacheable\n"
     "    and failed compiles count as misses; every miss is listed by key;\n"
     "  - at least one TU compile was seen (else the build bypassed the seat);\n"
@@ -36,7 +38,8 @@ static const char usage[] =
     "  --min-hit-rate R       the threshold, 0..1 (default 0.90)\n"
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
-    "  --root, --host-seat, --cuda-home-seat, --real-nvcc, --real-cxx, --real-cc, --ccache:\n"
+    "  --root, --host-seat, --cuda-home-seat, --relocatable, --real-nvcc, --real-cxx,\n"
+    "  --real-cc, --ccache:\n"
     "                   as for shardcc env\n"
     "  --allow-partial, --allow-nondeterministic: as for shardcc merge\n"
     "\n"
@@ -123,8 +126,28 @@ int cmd_link(int argc, char **argv)
                      "this job's toolchain fingerprint %s differs from the shards' %s: the "
                      "link job would miss every TU (another nvcc, cicc, ptxas or host compiler?)",
                      env.fingerprint, mr.fingerprint);
+        free(mr.root);
         return EXIT_GUARD;
     }
+    /* Without --relocatable, ccache's keys hold the absolute paths of the build. */
+    if (!mr.root != !!o.relocatable || (mr.root && strcmp(mr.root, env.root) != 0)) {
+        if (!mr.root)
+            report_error(CMD, "the shards ran with --relocatable and this link job without it: "
+                              "pass --relocatable to every job or to none");
+        else if (o.relocatable)
+            report_error(CMD, "this link job runs with --relocatable and the shards ran without "
+                              "it: pass --relocatable to every job or to none");
+        else
+            report_error(CMD,
+                         "the shards ran at \"%s\" and this link job at \"%s\": ccache keys "
+                         "hold the build's absolute paths, so the link job would miss every "
+                         "TU; run every job at one path (GitHub Actions' $GITHUB_WORKSPACE "
+                         "is the same in every job) or pass --relocatable to every job",
+                         mr.root, env.root);
+        free(mr.root);
+        return EXIT_GUARD;
+    }
+    free(mr.root);
     int e = plat_unlink(env.journal);
     if (e) {
         report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal, strerror(e));

@@ -31,7 +31,8 @@ static const char usage[] =
     "  --root DIR       the project root (default: .)\n"
     "  --cache DIR      the ccache directory (default: a fresh ROOT/.shardcc/shard-I-of-N/cache)\n"
     "  --journal FILE   the seats' journal (default: ROOT/.shardcc/shard-I-of-N/journal.tsv)\n"
-    "  --host-seat, --cuda-home-seat, --real-nvcc, --real-cxx, --real-cc, --ccache:\n"
+    "  --host-seat, --cuda-home-seat, --relocatable, --real-nvcc, --real-cxx, --real-cc,\n"
+    "  --ccache:\n"
     "                   as for shardcc env\n"
     "\n"
     "Exit status: 0 ok (also for a shard that owned no TU: a warning and an artifact with no\n"
@@ -98,8 +99,8 @@ static json_t *str_or_null(const char *s)
 }
 
 static char *build_manifest(const char *cell, int i, int n, const struct jobenv *env,
-                            const struct jrnl *j, const struct cache_entry *e, size_t ne,
-                            double wall)
+                            int relocatable, const struct jrnl *j, const struct cache_entry *e,
+                            size_t ne, double wall)
 {
     json_t *tus = json_array(), *others = json_array(), *entries = json_array();
     for (size_t k = 0; k < j->n; k++) {
@@ -125,10 +126,11 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     }
     char *ccv = ccache_version(env->tc.ccache);
     json_t *m =
-        json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:n, s:f, s:o, s:o, s:o}", "format",
+        json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:o, s:n, s:f, s:o, s:o, s:o}", "format",
                   ARTIFACT_FORMAT, "tool", "shardcc " SHARDCC_VERSION, "ccache", ccv, "cell", cell,
-                  "shard", i, "count", n, "fingerprint", env->fingerprint, "plan", "wall_seconds",
-                  wall, "tus", tus, "others", others, "entries", entries);
+                  "shard", i, "count", n, "fingerprint", env->fingerprint, "root",
+                  relocatable ? json_null() : json_string(env->root), "plan", "wall_seconds", wall,
+                  "tus", tus, "others", others, "entries", entries);
     free(ccv);
     char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
@@ -290,7 +292,8 @@ int cmd_shard(int argc, char **argv)
         report_warning(CMD, "shard %d/%d saw %zu TUs but owned none: an artifact with no entries",
                        o.shard, o.count, s.tu);
 
-    char *manifest = build_manifest(cell, o.shard, o.count, &env, &j, ents, nents, wall);
+    char *manifest =
+        build_manifest(cell, o.shard, o.count, &env, o.relocatable, &j, ents, nents, wall);
     rc = artifact_write(sb_str(&apath), manifest, env.cache, ents, nents, &err);
     free(manifest);
     if (rc) {

@@ -48,7 +48,8 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            args_value(a, "--real-cxx", &o->real_cxx) || args_value(a, "--real-cc", &o->real_cc) ||
            args_value(a, "--ccache", &o->ccache) ||
            (args_flag(a, "--host-seat") && (o->host_seat = 1)) ||
-           (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1));
+           (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1)) ||
+           (args_flag(a, "--relocatable") && (o->relocatable = 1));
 }
 
 static void add(json_t *vars, const char *name, const char *value)
@@ -134,6 +135,38 @@ int jobenv_state_defaults(struct jobenv_opts *o, const char *state, struct strbu
 static char *parent_dir(const char *path)
 {
     return xstrndup(path, (size_t)(path_basename(path) - path));
+}
+
+/* The toolkit path the build would have used without the seat: the caller's CUDA_HOME (or
+ * CUDA_PATH) when it names the same toolkit as the real nvcc's root, spelled as the caller
+ * spelled it (/usr/local/cuda, not /usr/local/cuda-13.0), else the real nvcc's root. The
+ * shadow is mapped back to it in the debug info, so the wheel matches an unsharded build's. */
+static char *debug_root(const char *real_root, const char *shadow, const char *cmd)
+{
+    const char *names[] = {"CUDA_HOME", "CUDA_PATH"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *old = getenv(names[i]);
+        if (!old || !*old || !strcmp(old, shadow))
+            continue; /* unset, or this job's own shadow: eval'd twice */
+        struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+        int same = plat_realpath(old, &a) == 0 && plat_realpath(real_root, &b) == 0 &&
+                   !strcmp(sb_str(&a), sb_str(&b));
+        sb_release(&a);
+        sb_release(&b);
+        if (same) {
+            size_t n = strlen(old);
+            while (n > 1 && old[n - 1] == '/')
+                n--;
+            return xstrndup(old, n);
+        }
+        report_warning(cmd,
+                       "%s=\"%s\" is not the toolkit of the real nvcc (\"%s\"): the shadow "
+                       "CUDA_HOME follows the real nvcc, so the build uses another toolkit than "
+                       "it would without the seat (pass --real-nvcc %s/bin/nvcc to keep %s's)",
+                       names[i], old, real_root, old, names[i]);
+        break;
+    }
+    return xstrdup(real_root);
 }
 
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
@@ -231,7 +264,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
             return rc2;
         }
         env->cuda_home = sb_detach(&sb);
-        env->cuda_real = real_root;
+        env->cuda_real = debug_root(real_root, env->cuda_home, cmd);
+        free(real_root);
         real_root = NULL;
         add(v, "CUDA_HOME", env->cuda_home);
         add(v, "CUDA_PATH", env->cuda_home);
@@ -254,7 +288,14 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         }
     }
     add(v, "CCACHE_DIR", env->cache);
-    add(v, "CCACHE_BASEDIR", env->root);
+    /* Without CCACHE_BASEDIR the compiler sees the argv the unsharded build gives it, so
+     * debug info and __FILE__ hold the same absolute paths; the price is that every job must
+     * run at one root (the link job's guard checks it). With it, ccache rewrites paths under
+     * the root to relative ones, for the hash and for the compiler alike. */
+    if (o->relocatable)
+        add(v, "CCACHE_BASEDIR", env->root);
+    else
+        json_array_append_new(env->unset, json_string("CCACHE_BASEDIR"));
     add(v, "CCACHE_NOHASHDIR", "1");
     add(v, "CCACHE_MAXSIZE", "0");
     add(v, "CCACHE_SLOPPINESS", "include_file_mtime,include_file_ctime,time_macros,locale");

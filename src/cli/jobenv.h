@@ -15,6 +15,7 @@ struct jobenv_opts {
     const char *cache, *journal; /* NULL: the job's defaults */
     int host_seat;
     int cuda_home_seat; /* a shadow CUDA_HOME whose bin/nvcc is the seat */
+    int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
 };
 
@@ -28,8 +29,8 @@ struct jobenv {
 };
 
 /* Consumes one of the options every job command shares (--root, --cache, --journal,
- * --host-seat, --cuda-home-seat, --real-nvcc, --real-cxx, --real-cc, --ccache). 1 when
- * consumed. */
+ * --host-seat, --cuda-home-seat, --relocatable, --real-nvcc, --real-cxx, --real-cc,
+ * --ccache). 1 when consumed. */
 int jobenv_arg(struct args *a, struct jobenv_opts *o);
 /* Fills in the job's own defaults where o has none: a fresh (emptied) cache and a journal
  * in ROOT/.shardcc/STATE/. The strings live in the two buffers. Returns an exit status. */

@@ -19,6 +19,7 @@ struct art {
     char *path;
     json_t *m;
     const char *cell, *fp, *tool;
+    const char *root; /* NULL: made with --relocatable */
     json_t *plan;
     int shard, count;
 };
@@ -84,6 +85,8 @@ static int load_manifest(const char *cmd, struct art *a)
     a->fp = json_string_value(json_object_get(a->m, "fingerprint"));
     a->tool = json_string_value(json_object_get(a->m, "tool"));
     a->plan = json_object_get(a->m, "plan");
+    json_t *root = json_object_get(a->m, "root");
+    a->root = json_string_value(root);
     json_t *s = json_object_get(a->m, "shard"), *c = json_object_get(a->m, "count");
     if (!json_is_integer(fmt) || json_integer_value(fmt) != ARTIFACT_FORMAT) {
         report_error(cmd, "%s: manifest format %s is not %d (made by another shardcc?)", a->path,
@@ -91,11 +94,12 @@ static int load_manifest(const char *cmd, struct art *a)
         return EXIT_IO;
     }
     if (!a->cell || !a->fp || !a->tool || !json_is_integer(s) || !json_is_integer(c) ||
+        !(json_is_string(root) || json_is_null(root)) ||
         !json_is_array(json_object_get(a->m, "entries")) ||
         !json_is_array(json_object_get(a->m, "tus"))) {
         report_error(cmd,
-                     "%s: manifest.json lacks cell, shard, count, fingerprint, tool, tus or "
-                     "entries",
+                     "%s: manifest.json lacks cell, shard, count, fingerprint, root, tool, tus "
+                     "or entries",
                      a->path);
         return EXIT_IO;
     }
@@ -115,10 +119,15 @@ static int same_plan(json_t *a, json_t *b)
     return an || bn ? an == bn : json_equal(a, b);
 }
 
+static int same_root(const char *a, const char *b)
+{
+    return a && b ? !strcmp(a, b) : a == b;
+}
+
 static int same_identity(const struct art *a, const struct art *b)
 {
     return !strcmp(a->cell, b->cell) && !strcmp(a->fp, b->fp) && !strcmp(a->tool, b->tool) &&
-           a->count == b->count && same_plan(a->plan, b->plan);
+           a->count == b->count && same_plan(a->plan, b->plan) && same_root(a->root, b->root);
 }
 
 /* The TU (or output) whose result key names the cache entry rel, from all manifests. */
@@ -230,6 +239,12 @@ static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n
             bad = 1;
         } else if (!same_plan(a->plan, ref->plan)) {
             report_error(o->cmd, "%s: made with another plan than the others", a->path);
+            bad = 1;
+        } else if (!same_root(a->root, ref->root)) {
+            report_error(o->cmd, "%s: made at %s%s%s, the others at %s%s%s", a->path,
+                         a->root ? "\"" : "", a->root ? a->root : "any root (--relocatable)",
+                         a->root ? "\"" : "", ref->root ? "\"" : "",
+                         ref->root ? ref->root : "any root (--relocatable)", ref->root ? "\"" : "");
             bad = 1;
         }
     }
@@ -366,6 +381,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         res->count = ref->count;
         snprintf(res->cell, sizeof res->cell, "%s", ref->cell);
         snprintf(res->fingerprint, sizeof res->fingerprint, "%s", ref->fp);
+        res->root = ref->root ? xstrdup(ref->root) : NULL;
     }
     res->present = (int)n;
     for (size_t i = 0; i < n; i++) {

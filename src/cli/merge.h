@@ -21,6 +21,7 @@ struct merge_result {
     int count, present;
     char cell[256];
     char fingerprint[128];
+    char *root; /* the shards' root, NULL for --relocatable shards; free() it */
     size_t added, same, kept, differing;
 };
 

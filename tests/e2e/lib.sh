@@ -10,7 +10,8 @@ unset SHARDCC_ROOT SHARDCC_PHASE SHARDCC_SHARD SHARDCC_JOURNAL SHARDCC_DEPTH NVC
       NVCC_APPEND_FLAGS CUDACXX PYTORCH_NVCC CCACHE_DIR || true
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/shardcc-e2e.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+# SHARDCC_KEEP=1 keeps the directory of a failed suite for a post-mortem.
+trap 'rc=$?; if [ "$rc" != 0 ] && [ "${SHARDCC_KEEP:-0}" = 1 ]; then echo "kept: $T" >&2; else rm -rf "$T"; fi' EXIT
 CHECKS=0
 
 fail() {

@@ -1,7 +1,8 @@
 # Every guard of the pipeline fires in a test of its own, with the documented exit status
 # and a message that names what failed: the seat bypassed in a shard; a missing, duplicate,
 # foreign-cell and foreign-fingerprint artifact; a shard variable leaked into the link job;
-# a define that differs between shards and link (the TU named as a miss); a
+# a define that differs between shards and link (the TU named as a miss); a link job at
+# another root than the shards', and --relocatable on some jobs only; a
 # nondeterministic result (the TU named); a failing build; an artifact with a ../ entry
 # (nothing written outside); a shard that owns nothing (a warning, an empty artifact).
 . "$(dirname "$0")/lib.sh"
@@ -100,6 +101,26 @@ ok "the good link job: 100.0% (3/3 TUs)"
 # a threshold that allows the planted miss
 shardcc link --artifacts ../art --expect-shards 2 --min-hit-rate 0 -- sh -c "$BUILD -DSCALE=2" 2>/dev/null &&
     ok "--min-hit-rate 0 lets misses through"
+
+# the root: without --relocatable every job runs at one path (ccache keys hold absolute
+# paths); with it on every job, a link job elsewhere hits; a mix is refused
+mkdir ../proj2 && cp -r src gen.sh ../proj2/
+expect_fail 3 "the shards ran at \"$PWD\" and this link job at \"$(cd ../proj2 && pwd)\"" \
+    sh -c "cd ../proj2 && shardcc link --artifacts ../art --expect-shards 2 -- sh -c '$BUILD'"
+mkdir ../reloc
+for i in 1 2; do
+    shardcc shard --relocatable --shard $i/2 --cell guards --artifact ../reloc -- sh -c "$BUILD" 2>/dev/null
+done
+(cd ../proj2 && shardcc link --relocatable --artifacts ../reloc --expect-shards 2 -- sh -c "$BUILD") 2>"$T/reloc.err" ||
+    fail "--relocatable link elsewhere: $(cat "$T/reloc.err")"
+{ grep -q "hit rate 100.0% (3/3 TUs), 0 stubs, 2/2 shards" "$T/reloc.err"; } || fail "--relocatable: $(tail -3 "$T/reloc.err")"
+ok "--relocatable: a link job at another path hits 100.0% (3/3 TUs)"
+expect_fail 3 "the shards ran with --relocatable and this link job without it" \
+    shardcc link --artifacts ../reloc --expect-shards 2 -- sh -c "$BUILD"
+expect_fail 3 "this link job runs with --relocatable and the shards ran without it" \
+    shardcc link --relocatable --artifacts ../art --expect-shards 2 -- sh -c "$BUILD"
+expect_fail 3 "made at any root (--relocatable), the others at \"$PWD\"" \
+    shardcc merge --cache ../m9 "$A1" ../reloc/shard-guards-2-of-2.tar.zst "$A2"
 
 # guard 5: nondeterministic codegen. Plant shard 1's first result entry, with other bytes,
 # into shard 2's artifact (manifest kept truthful) and merge.

@@ -70,7 +70,7 @@ expect_eq "ccache misses" "$(statslog_count "$CCACHE_STATSLOG" cache_miss)" "3"
 same_masked "seat build vs plain build (ext.so)" "$T/w1/ext.so" "$T/plain/ext.so"
 
 : >"$CCACHE_STATSLOG"
-write_ninja "$T/w2" "$PYTORCH_NVCC" # a fresh tree elsewhere: absolute paths differ
+write_ninja "$T/w2" "$PYTORCH_NVCC" # a fresh build tree: the outputs' paths differ, not the sources'
 ninja -C "$T/w2" >/dev/null
 expect_eq "fresh tree: direct hits" "$(statslog_count "$CCACHE_STATSLOG" direct_cache_hit)" "3"
 expect_eq "fresh tree: misses" "$(statslog_count "$CCACHE_STATSLOG" cache_miss)" "0"

@@ -38,10 +38,8 @@ torch_pipeline() {
     grep -qx "hit rate 100.0% ($tus/$tus TUs), 0 stubs, $n/$n shards" "$T/link.log" ||
         fail "$name: link summary: $(grep 'hit rate' "$T/link.log")"
     ok "$name: link: hit rate 100.0% ($tus/$tus TUs), 0 stubs, $n/$n shards"
-    if [ "${TORCH_COMPARE:-1}" = 1 ]; then
-        shardcc compare dist/*.whl ../plain.whl >"$T/cmp.out" || fail "$name: $(cat "$T/cmp.out")"
-        ok "$name: $(cat "$T/cmp.out")"
-    fi
+    shardcc compare dist/*.whl ../plain.whl >"$T/cmp.out" || fail "$name: $(cat "$T/cmp.out")"
+    ok "$name: $(cat "$T/cmp.out")"
 }
 
 # The link job's wheel, installed, against plain torch on the CPU (the GPU check is
