@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libcmocka-dev libxxhash-dev
-      libjansson-dev libarchive-dev libzstd-dev binutils perl python3 file zstd clang clang-format)
+      libjansson-dev libarchive-dev libyaml-dev libzstd-dev binutils perl python3 file zstd clang clang-format)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then

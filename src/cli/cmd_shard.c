@@ -3,6 +3,7 @@
  * artifact: manifest.json + the cache's result and manifest entries. */
 #include "args.h"
 #include "artifact.h"
+#include "ci_index.h"
 #include "classify.h"
 #include "cli.h"
 #include "jobenv.h"
@@ -17,14 +18,23 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: shardcc shard --shard I/N --artifact PATH [--cell ID] [--root DIR] [--cache DIR]\n"
-    "                     [--journal FILE] [--host-seat] [--real-nvcc PATH] ... -- CMD...\n"
+    "usage: shardcc shard --shard I/N|auto [--count N] --artifact PATH [--cell ID]\n"
+    "                     [--root DIR] [--cache DIR] [--journal FILE] [--host-seat]\n"
+    "                     [--real-nvcc PATH] ... -- CMD...\n"
     "\n"
     "Runs CMD (the package's ordinary build) as shard I of N: the seats compile the TUs\n"
     "shard I owns through ccache and stub the others. Then checks the shard guard and writes\n"
     "the artifact shard-<cell>-<I>-of-<N>.tar.zst (manifest.json + the cache's entries).\n"
     "\n"
     "  --shard I/N      this job is shard I of N (1 <= I <= N)\n"
+    "  --shard auto     take I and N from the CI engine: SHARDCC_SHARD_INDEX/_COUNT\n"
+    "                   (1-based; set them from a GitHub matrix), GitLab's CI_NODE_INDEX/\n"
+    "                   CI_NODE_TOTAL (1-based), Buildkite's BUILDKITE_PARALLEL_JOB/_COUNT,\n"
+    "                   CircleCI's CIRCLE_NODE_INDEX/_TOTAL, a Kubernetes Indexed Job's\n"
+    "                   JOB_COMPLETION_INDEX (0-based; N from --count); two engines' variables\n"
+    "                   at once, or none, is an error\n"
+    "  --count N        the number of shards, with --shard auto (required for Kubernetes;\n"
+    "                   elsewhere it must agree with the engine's count)\n"
     "  --artifact PATH  the artifact file, or a directory to put it in\n"
     "  --cell ID        the build this shard belongs to: package, platform, python, cuda...\n"
     "                   (letters, digits, . _ + -; default: default)\n"
@@ -142,7 +152,7 @@ int cmd_shard(int argc, char **argv)
     struct args a = {argc, argv, 1, CMD, 0};
     struct jobenv_opts o;
     memset(&o, 0, sizeof o);
-    const char *shard = NULL, *artifact = NULL, *cell = "default";
+    const char *shard = NULL, *artifact = NULL, *cell = "default", *count_s = NULL;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -151,14 +161,30 @@ int cmd_shard(int argc, char **argv)
         if (args_flag(&a, "--"))
             break;
         if (args_value(&a, "--shard", &shard) || args_value(&a, "--artifact", &artifact) ||
-            args_value(&a, "--cell", &cell) || jobenv_arg(&a, &o))
+            args_value(&a, "--cell", &cell) || args_value(&a, "--count", &count_s) ||
+            jobenv_arg(&a, &o))
             continue;
         if (!a.error)
             args_unknown(&a);
     }
     if (a.error)
         return EXIT_USAGE;
-    if (!shard || parse_shard_spec(shard, &o.shard, &o.count) != 0) {
+    int count_opt = count_s ? parse_count(count_s) : 0;
+    if (count_s && count_opt < 1) {
+        fprintf(stderr, CMD ": --count \"%s\" is not a number from 1 to 100000\n", count_s);
+        return EXIT_USAGE;
+    }
+    if (shard && !strcmp(shard, "auto")) {
+        struct strbuf msg = STRBUF_INIT;
+        int rc = ci_shard_auto(count_opt, &o.shard, &o.count, &msg);
+        fprintf(stderr, CMD ": %s\n", sb_str(&msg));
+        sb_release(&msg);
+        if (rc)
+            return rc;
+    } else if (count_s) {
+        fprintf(stderr, CMD ": --count goes with --shard auto; --shard I/N names the count\n");
+        return EXIT_USAGE;
+    } else if (!shard || parse_shard_spec(shard, &o.shard, &o.count) != 0) {
         fprintf(stderr, CMD ": --shard I/N is required, with 1 <= I <= N (got \"%s\")\n",
                 shard ? shard : "");
         return EXIT_USAGE;

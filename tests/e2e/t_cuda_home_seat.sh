@@ -59,4 +59,19 @@ while IFS=$'\t' read -r out i; do
     n=$((n + 1))
 done < <(for i in 1 2; do awk -F'\t' -v i=$i '$7 == "tu" && $8 == "cache" {print $13 "\t" i}' ../journal-$i.tsv; done)
 expect_eq "link objects byte-identical to their owners'" "$n" "4"
+
+# The debug-info map names the toolkit as the caller's CUDA_HOME spells it, when that is the
+# real nvcc's toolkit (CI images set CUDA_HOME=/usr/local/cuda-13.0 with /usr/local/cuda on
+# PATH: the unsharded build then writes that spelling into its debug info)
+nv=$(command -v nvcc)
+real=$(cd "$(dirname "$nv")/.." && pwd -P)
+map() { env "$@" shardcc env --cuda-home-seat --real-nvcc "$nv" --format json 2>"$T/map.err" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CXXFLAGS"].split("=", 2)[2])'; }
+expect_eq "CUDA_HOME spelled as its real path" "$(map CUDA_HOME="$real" CXXFLAGS=)" "$real"
+mkdir ../alias && ln -s "$real" ../alias/cuda
+expect_eq "CUDA_HOME spelled through a link" "$(map CUDA_HOME="$T/alias/cuda/" CXXFLAGS=)" "$T/alias/cuda"
+expect_eq "no CUDA_HOME: the real nvcc's root" "$(map -u CUDA_HOME -u CUDA_PATH CXXFLAGS=)" "$(dirname "$(dirname "$nv")")"
+expect_eq "CUDA_HOME of another toolkit: the real nvcc's root" "$(map CUDA_HOME="$T" CXXFLAGS=)" "$(dirname "$(dirname "$nv")")"
+grep -q "CUDA_HOME=\"$T\" is not the toolkit of the real nvcc" "$T/map.err" || fail "no warning: $(cat "$T/map.err")"
+ok "a warning names a CUDA_HOME that is not the real nvcc's toolkit"
 summary

@@ -1,0 +1,288 @@
+/* ydoc: YAML files as position-carrying trees (see ydoc.h). */
+#include "ydoc.h"
+#include "classify.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define YDOC_MAX_DEPTH 64
+#define YDOC_MAX_NODES 2000000 /* aliases can multiply a small file; stop a "billion laughs" */
+
+struct conv {
+    yaml_document_t *doc;
+    size_t nodes;
+    int too_deep, too_big;
+};
+
+static struct ynode *convert(struct conv *c, yaml_node_t *yn, int depth)
+{
+    if (depth > YDOC_MAX_DEPTH) {
+        c->too_deep = 1;
+        return NULL;
+    }
+    if (++c->nodes > YDOC_MAX_NODES) {
+        c->too_big = 1;
+        return NULL;
+    }
+    struct ynode *n = xmalloc(sizeof *n);
+    memset(n, 0, sizeof *n);
+    n->line = (int)yn->start_mark.line + 1;
+    n->col = (int)yn->start_mark.column + 1;
+    if (yn->type == YAML_SCALAR_NODE) {
+        n->kind = Y_SCALAR;
+        n->text = xstrndup((const char *)yn->data.scalar.value, yn->data.scalar.length);
+        n->plain = yn->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    } else if (yn->type == YAML_SEQUENCE_NODE) {
+        n->kind = Y_SEQ;
+        size_t cnt = (size_t)(yn->data.sequence.items.top - yn->data.sequence.items.start);
+        n->items = xmalloc((cnt ? cnt : 1) * sizeof *n->items);
+        for (size_t i = 0; i < cnt; i++) {
+            yaml_node_t *it = yaml_document_get_node(c->doc, yn->data.sequence.items.start[i]);
+            n->items[n->n] = it ? convert(c, it, depth + 1) : NULL;
+            if (!n->items[n->n])
+                break;
+            n->n++;
+        }
+    } else {
+        n->kind = Y_MAP;
+        size_t cnt = (size_t)(yn->data.mapping.pairs.top - yn->data.mapping.pairs.start);
+        n->items = xmalloc((cnt ? cnt : 1) * sizeof *n->items);
+        n->keys = xmalloc((cnt ? cnt : 1) * sizeof *n->keys);
+        for (size_t i = 0; i < cnt; i++) {
+            yaml_node_pair_t *p = &yn->data.mapping.pairs.start[i];
+            yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+            yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+            struct ynode *kn = k ? convert(c, k, depth + 1) : NULL;
+            struct ynode *vn = kn && v ? convert(c, v, depth + 1) : NULL;
+            if (!kn || !vn) {
+                free(kn); /* a key that failed has no children worth freeing deeply */
+                break;
+            }
+            n->keys[n->n] = kn;
+            n->items[n->n] = vn;
+            n->n++;
+        }
+    }
+    return n;
+}
+
+static void free_node(struct ynode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->n; i++) {
+        free_node(n->items[i]);
+        if (n->keys)
+            free_node(n->keys[i]);
+    }
+    free(n->items);
+    free(n->keys);
+    free(n->text);
+    free(n);
+}
+
+int yerr(const struct ydoc *d, const struct ynode *n, struct strbuf *err, const char *fmt, ...)
+{
+    va_list ap;
+    sb_reset(err);
+    if (n)
+        sb_addf(err, "%s:%d:%d: ", d->file, n->line, n->col);
+    else
+        sb_addf(err, "%s: ", d->file);
+    va_start(ap, fmt);
+    sb_vaddf(err, fmt, ap);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+/* Two equal keys in one mapping: YAML forbids it and libyaml does not check. */
+static const struct ynode *duplicate_key(const struct ynode *n)
+{
+    if (n->kind == Y_MAP)
+        for (size_t i = 0; i < n->n; i++) {
+            if (n->keys[i]->kind == Y_SCALAR)
+                for (size_t k = 0; k < i; k++)
+                    if (n->keys[k]->kind == Y_SCALAR && !strcmp(n->keys[k]->text, n->keys[i]->text))
+                        return n->keys[i];
+        }
+    for (size_t i = 0; i < n->n; i++) {
+        const struct ynode *d = duplicate_key(n->items[i]);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
+{
+    memset(d, 0, sizeof *d);
+    d->file = xstrdup(path);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sb_reset(err);
+        sb_addf(err, "cannot read \"%s\": %s", path, strerror(errno));
+        return EXIT_IO;
+    }
+    yaml_parser_t p;
+    yaml_document_t doc;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    int rc = EXIT_OK;
+    if (!yaml_parser_load(&p, &doc)) {
+        struct ynode at = {.line = (int)p.problem_mark.line + 1,
+                           .col = (int)p.problem_mark.column + 1};
+        rc = yerr(d, &at, err, "YAML syntax error: %s%s%s", p.problem ? p.problem : "unknown",
+                  p.context ? " " : "", p.context ? p.context : "");
+        yaml_parser_delete(&p);
+        fclose(f);
+        return rc;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root) {
+        struct conv c = {&doc, 0, 0, 0};
+        d->root = convert(&c, root, 0);
+        if (c.too_deep || c.too_big) {
+            free_node(d->root);
+            d->root = NULL;
+            rc = yerr(d, NULL, err, "%s",
+                      c.too_deep ? "nested deeper than 64 levels (a recursive alias?)"
+                                 : "more than 2000000 nodes once aliases are expanded");
+        } else {
+            const struct ynode *dup = duplicate_key(d->root);
+            if (dup)
+                rc = yerr(d, dup, err, "key \"%s\" appears twice in one mapping", dup->text);
+        }
+    }
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&p);
+    fclose(f);
+    return rc;
+}
+
+void ydoc_release(struct ydoc *d)
+{
+    free_node(d->root);
+    free(d->file);
+    memset(d, 0, sizeof *d);
+}
+
+const struct ynode *ymap_get(const struct ynode *map, const char *key)
+{
+    if (!map || map->kind != Y_MAP)
+        return NULL;
+    for (size_t i = 0; i < map->n; i++)
+        if (map->keys[i]->kind == Y_SCALAR && !strcmp(map->keys[i]->text, key))
+            return map->items[i];
+    return NULL;
+}
+
+int ymap_check_keys(const struct ydoc *d, const struct ynode *map, const char *const *known,
+                    const char *what, struct strbuf *err)
+{
+    for (size_t i = 0; i < map->n; i++) {
+        const struct ynode *k = map->keys[i];
+        if (k->kind != Y_SCALAR)
+            return yerr(d, k, err, "%s: a key must be a plain name", what);
+        size_t j = 0;
+        while (known[j] && strcmp(known[j], k->text))
+            j++;
+        if (known[j])
+            continue;
+        struct strbuf names = STRBUF_INIT;
+        for (j = 0; known[j]; j++)
+            sb_addf(&names, "%s%s", j ? ", " : "", known[j]);
+        yerr(d, k, err, "%s: unknown key \"%s\" (known: %s)", what, k->text, sb_str(&names));
+        sb_release(&names);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static const char *ynode_kind_name(const struct ynode *n)
+{
+    return n->kind == Y_MAP ? "a mapping" : n->kind == Y_SEQ ? "a list" : "a scalar";
+}
+
+static int got(const struct ydoc *d, const struct ynode *n, const char *key, const char *want,
+               struct strbuf *err)
+{
+    if (n->kind == Y_SCALAR)
+        return yerr(d, n, err, "key \"%s\": expected %s, got \"%s\"", key, want, n->text);
+    return yerr(d, n, err, "key \"%s\": expected %s, got %s", key, want, ynode_kind_name(n));
+}
+
+int yget_string(const struct ydoc *d, const struct ynode *n, const char *key, const char **out,
+                struct strbuf *err)
+{
+    if (n->kind != Y_SCALAR ||
+        (n->plain && (!strcmp(n->text, "~") || !strcmp(n->text, "null") || !*n->text)))
+        return got(d, n, key, "a string", err);
+    *out = n->text;
+    return EXIT_OK;
+}
+
+int yget_int(const struct ydoc *d, const struct ynode *n, const char *key, long min, long max,
+             long *out, struct strbuf *err)
+{
+    char want[96];
+    snprintf(want, sizeof want, "an integer from %ld to %ld", min, max);
+    if (n->kind != Y_SCALAR || !n->plain || !*n->text)
+        return got(d, n, key, want, err);
+    char *end;
+    errno = 0;
+    long v = strtol(n->text, &end, 10);
+    if (*end || errno || v < min || v > max || n->text[0] == '+' || n->text[0] == ' ')
+        return got(d, n, key, want, err);
+    *out = v;
+    return EXIT_OK;
+}
+
+int yget_bool(const struct ydoc *d, const struct ynode *n, const char *key, int *out,
+              struct strbuf *err)
+{
+    if (n->kind == Y_SCALAR && n->plain && !strcmp(n->text, "true"))
+        *out = 1;
+    else if (n->kind == Y_SCALAR && n->plain && !strcmp(n->text, "false"))
+        *out = 0;
+    else
+        return got(d, n, key, "true or false", err);
+    return EXIT_OK;
+}
+
+int yget_number(const struct ydoc *d, const struct ynode *n, const char *key, double min,
+                double max, double *out, struct strbuf *err)
+{
+    char want[96];
+    snprintf(want, sizeof want, "a number from %g to %g", min, max);
+    if (n->kind != Y_SCALAR || !n->plain || !*n->text)
+        return got(d, n, key, want, err);
+    char *end;
+    double v = strtod(n->text, &end);
+    if (*end || !(v >= min && v <= max))
+        return got(d, n, key, want, err);
+    *out = v;
+    return EXIT_OK;
+}
+
+int yget_string_list(const struct ydoc *d, const struct ynode *n, const char *key,
+                     const char ***out, size_t *count, struct strbuf *err)
+{
+    if (n->kind != Y_SEQ)
+        return got(d, n, key, "a list", err);
+    const char **v = xmalloc((n->n ? n->n : 1) * sizeof *v);
+    for (size_t i = 0; i < n->n; i++) {
+        int rc = yget_string(d, n->items[i], key, &v[i], err);
+        if (rc) {
+            free(v);
+            return rc;
+        }
+    }
+    *out = v;
+    *count = n->n;
+    return EXIT_OK;
+}

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""shardcc matrix and shardcc shard --shard auto, against the real binary.
+
+Farm-scale planning (4 packages, N = 20, 20, 10, 10, 140 cells per platform, 3 platforms):
+every list of every dispatch within --max-jobs, every shard of every cell exactly once, a
+cell's shards and link in one dispatch, artifact names distinct and never hidden. Then the
+grid's rules (exclusions, narrowing, unsharded platforms), the cap error, the malformed
+YAML cases (each with its FILE:LINE:COLUMN), and the CI engines' shard indexes."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+CHECKS = 0
+
+
+def check(cond, what):
+    global CHECKS
+    CHECKS += 1
+    if cond:
+        print("ok %d - %s" % (CHECKS, what))
+    else:
+        print("FAIL: %s" % what)
+        FAILS.append(what)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def matrix(shardcc, args, cwd):
+    p = subprocess.run([shardcc, "matrix"] + args, cwd=cwd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def farm(shardcc, d):
+    write(os.path.join(d, "farm-cells.yml"),
+          "platforms:\n"
+          "  - {name: linux, arch: x86_64}\n"
+          "  - {name: linux_aarch64, arch: aarch64}\n"
+          "  - {name: windows, arch: x86_64}\n"
+          'python: ["3.9", "3.10", "3.11", "3.12", "3.13"]\n'
+          'cuda: ["12.6", "12.8", "12.9", "13.0"]\n'
+          'torch: ["2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0"]\n')
+    for name, n in (("flash-attn", 20), ("xformers", 20), ("mamba-ssm", 10), ("causal-conv1d", 10)):
+        write(os.path.join(d, "farm", name, "package.yml"), "sharding: %d\n" % n)
+    rc, out, err = matrix(shardcc, ["--packages", "farm", "--cells", "farm-cells.yml"], d)
+    check(rc == 0, "farm: exit 0 (%s)" % err.strip())
+    plan = json.loads(out)
+    ds = plan["dispatches"]
+    check(all(len(x["shards"]) <= 256 and len(x["links"]) <= 256 for x in ds),
+          "farm: every list of %d dispatches within 256 jobs" % len(ds))
+    cells_per_pkg = 3 * 5 * 4 * 7
+    want = {"flash-attn": 20, "xformers": 20, "mamba-ssm": 10, "causal-conv1d": 10}
+    seen, where, links = {}, {}, {}
+    for i, x in enumerate(ds):
+        for s in x["shards"]:
+            key = (s["cell"], s["shard"])
+            seen[key] = seen.get(key, 0) + 1
+            where.setdefault(s["cell"], set()).add(i)
+        for l in x["links"]:
+            links[l["cell"]] = (i, l)
+    total = sum(want[p] for p in want) * cells_per_pkg
+    check(sum(seen.values()) == total and len(seen) == total,
+          "farm: %d shard jobs, each (cell, shard) once" % total)
+    check(all(v == 1 for v in seen.values()), "farm: no shard twice")
+    full = all(sorted(k for (c, k) in seen if c == cell) == list(range(1, links[cell][1]["count"] + 1))
+               for cell in links)
+    check(full, "farm: every cell has shards 1..N")
+    check(len(links) == 4 * cells_per_pkg, "farm: one link job per cell (%d)" % (4 * cells_per_pkg))
+    check(all(where[c] == {links[c][0]} for c in where), "farm: a cell's shards and link share one dispatch")
+    arts = [s["artifact"] for x in ds for s in x["shards"]]
+    check(len(set(arts)) == len(arts), "farm: %d artifact names, all distinct" % len(arts))
+    check(not any(a.startswith(".") for a in arts), "farm: no artifact name starts with '.'")
+    import fnmatch
+    ok = all(fnmatch.filter(arts, l["artifacts"]) == [s["artifact"] for x in ds for s in x["shards"]
+                                                       if s["cell"] == c] for c, (_, l) in links.items()
+             if c.startswith("flash-attn-linux-x86_64-py3.9"))
+    check(ok, "farm: a link's artifact pattern matches its own shards only")
+    check(all(set(s) >= {"package", "cell", "platform", "arch", "python", "cuda", "torch", "shard", "count",
+                         "artifact"} for x in ds for s in x["shards"]), "farm: shard entries carry every field")
+    rc, out, err = matrix(shardcc, ["--packages", "farm", "--cells", "farm-cells.yml", "--max-jobs", "15"], d)
+    check(rc == 2 and "has 20 shards, more than --max-jobs 15" in err,
+          "a cell that cannot fit one dispatch is an error: %s" % err.strip())
+
+
+def rules(shardcc, d):
+    write(os.path.join(d, "cells.yml"),
+          "platforms:\n"
+          "  - {name: linux, arch: x86_64}\n"
+          "  - {name: linux_aarch64, arch: aarch64}\n"
+          "  - {name: windows, arch: x86_64}\n"
+          'python: ["3.10", "3.11", "3.12", "3.13"]\n'
+          'cuda: ["12.8", "13.0"]\n'
+          'torch: ["2.9.1", "2.10.0"]\n'
+          "exclude:\n"
+          '  - {platform: windows, python: "3.10"}\n')
+    write(os.path.join(d, "pk", "fa", "package.yml"),
+          "name: fa\nsharding: 4\nsharding_platforms: [linux]\nmin_hit_rate: 0.95\nhost_seat: true\n")
+    write(os.path.join(d, "pk", "narrow", "package.yml"), 'sharding: 2\npython: ["3.12"]\ncuda: ["13.0"]\n')
+    write(os.path.join(d, "pk", "off", "package.yml"), "sharding: 0\nplatforms: [windows]\n")
+    rc, out, err = matrix(shardcc, ["--packages", "pk", "--cells", "cells.yml"], d)
+    check(rc == 0, "grid: exit 0 (%s)" % err.strip())
+    plan = json.loads(out)
+    links = [l for x in plan["dispatches"] for l in x["links"]]
+    shards = [s for x in plan["dispatches"] for s in x["shards"]]
+    fa = [l for l in links if l["package"] == "fa"]
+    check(len(fa) == 3 * 16 - 4, "grid: the exclusion drops windows/python 3.10 (%d cells of fa)" % len(fa))
+    check(all(l["count"] == 4 and l["artifacts"] == "shard-%s-*-of-4" % l["cell"]
+              for l in fa if l["platform"] == "linux"), "grid: fa shards 4 ways on linux")
+    check(all(l["count"] == 0 and l["artifacts"] is None for l in fa if l["platform"] != "linux"),
+          "grid: other platforms build unsharded (count 0)")
+    check(all(l["min_hit_rate"] == 0.95 and l["host_seat"] for l in fa), "grid: min_hit_rate and host_seat carried")
+    nar = [l for l in links if l["package"] == "narrow"]
+    check(len(nar) == 6 and all(l["python"] == "3.12" and l["cuda"] == "13.0" for l in nar),
+          "grid: a package narrows the grid (6 cells: 3 platforms x 2 torch)")
+    off = [l for l in links if l["package"] == "off"]
+    check(len(off) == 12 and all(l["count"] == 0 for l in off), "grid: sharding 0 is off (12 windows cells)")
+    check(len(shards) == 16 * 4 + 6 * 2, "grid: %d shard jobs" % len(shards))
+    check(links[0]["cell"] == "fa-linux-x86_64-py3.10-cu12.8-torch2.9.1", "grid: cell id " + links[0]["cell"])
+    # a grid without torch: the cell id and entries leave it out
+    write(os.path.join(d, "notorch.yml"), "platforms: [{name: linux, arch: x86_64}]\ncuda: ['13.0']\n")
+    write(os.path.join(d, "lib.yml"), "name: cutlass-lib\nsharding: 3\n")
+    rc, out, err = matrix(shardcc, ["--packages", "lib.yml", "--cells", "notorch.yml"], d)
+    plan = json.loads(out) if rc == 0 else {"dispatches": [{"links": [{}]}]}
+    l = plan["dispatches"][0]["links"][0]
+    check(rc == 0 and l.get("cell") == "cutlass-lib-linux-x86_64-cu13.0" and l.get("torch", 1) is None,
+          "grid: absent dimensions are left out (%s)" % l.get("cell"))
+
+
+# (file name, text, expected "FILE:LINE:COLUMN: ..." fragment); package files unless the
+# name starts with "cells"
+MALFORMED = [
+    ("neg.yml", "name: x\nsharding: -2\n", 'neg.yml:2:11: key "sharding": expected an integer from 0 to 100000, got "-2"'),
+    ("str.yml", "name: x\nsharding: four\n", 'str.yml:2:11: key "sharding": expected an integer'),
+    ("quoted.yml", 'name: x\nsharding: "4"\n', 'quoted.yml:2:11: key "sharding": expected an integer'),
+    ("list.yml", "name: x\nsharding: [4]\n", 'list.yml:2:11: key "sharding": expected an integer from 0 to 100000, got a list'),
+    ("unknown.yml", "name: x\nsharding: 2\nshard_count: 3\n", 'unknown.yml:3:1: package: unknown key "shard_count"'),
+    ("rate.yml", "name: x\nmin_hit_rate: 1.5\n", 'rate.yml:2:15: key "min_hit_rate": expected a number from 0 to 1, got "1.5"'),
+    ("bool.yml", "name: x\nhost_seat: yes\n", 'bool.yml:2:12: key "host_seat": expected true or false, got "yes"'),
+    ("plat.yml", "name: x\nsharding_platforms: linux\n", 'plat.yml:2:21: key "sharding_platforms": expected a list, got "linux"'),
+    ("platname.yml", "name: x\nsharding_platforms: [linux, macos]\n", 'platname.yml:2:29: key "sharding_platforms": "macos" is not in the cells file'),
+    ("dup.yml", "name: x\nsharding: 2\nsharding: 3\n", 'dup.yml:3:1: key "sharding" appears twice'),
+    ("syntax.yml", "name: x\nsharding: [2\n", "syntax.yml:3:1: YAML syntax error"),
+    ("notmap.yml", "- name: x\n", "notmap.yml:1:1: a package file must be a mapping"),
+    ("badname.yml", "name: 'a b'\n", 'badname.yml:1:7: key "name": "a b" is not a package name'),
+    ("nopy.yml", "name: x\npython: ['2.7']\n", 'nopy.yml:2:10: key "python": "2.7" is not in the cells file'),
+    ("cells-key.yml", "platforms: [{name: linux, arch: x86_64}]\npythons: ['3.12']\n", 'cells-key.yml:2:1: cells file: unknown key "pythons"'),
+    ("cells-arch.yml", "platforms: [{name: linux}]\n", 'cells-arch.yml:1:13: key "platforms": an entry lacks "arch"'),
+    ("cells-ex.yml", "platforms: [{name: linux, arch: x86_64}]\npython: ['3.12']\nexclude:\n  - {python: '3.21'}\n",
+     'cells-ex.yml:4:14: key "exclude": python "3.21" is not in the grid'),
+    ("cells-dash.yml", "platforms: [{name: linux-gnu, arch: x86_64}]\n", 'cells-dash.yml:1:20: key "name": "linux-gnu" is not a name'),
+    ("cells-twice.yml", "platforms: [{name: linux, arch: x86_64}]\ncuda: ['13.0', '13.0']\n", 'cells-twice.yml:2:16: key "cuda": "13.0" is listed twice'),
+]
+
+
+def malformed(shardcc, d):
+    for name, text, want in MALFORMED:
+        path = os.path.join(d, "bad", name)
+        write(path, text)
+        if name.startswith("cells"):
+            args = ["--packages", os.path.join("pk", "fa", "package.yml"), "--cells", os.path.join("bad", name)]
+        else:
+            args = ["--packages", os.path.join("bad", name), "--cells", "cells.yml"]
+        rc, out, err = matrix(shardcc, args, d)
+        check(rc == 2 and ("shardcc matrix: bad/" + want) in err and not out,
+              "malformed %s: exit 2, %s (got %d: %s)" % (name, want, rc, err.strip()))
+    rc, out, err = matrix(shardcc, ["--packages", "missing.yml", "--cells", "cells.yml"], d)
+    check(rc == 4 and 'cannot read "missing.yml"' in err, "an unreadable package file: exit 4")
+    rc, out, err = matrix(shardcc, ["--packages", "pk", "pk/fa/package.yml", "--cells", "cells.yml"], d)
+    check(rc == 2 and 'two cells are named "fa-linux-x86_64' in err, "a package listed twice: exit 2")
+
+
+# (environment, --count, expected exit, expected stderr fragment)
+ENGINES = [
+    ({"SHARDCC_SHARD_INDEX": "3", "SHARDCC_SHARD_COUNT": "4"}, None, "shard 3/4 from SHARDCC_SHARD_INDEX=3"),
+    ({"GITLAB_CI": "true", "CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "5"}, None, "shard 1/5 from CI_NODE_INDEX=1"),
+    ({"BUILDKITE_PARALLEL_JOB": "0", "BUILDKITE_PARALLEL_JOB_COUNT": "3"}, None, "shard 1/3 from BUILDKITE_PARALLEL_JOB=0"),
+    ({"CIRCLE_NODE_INDEX": "2", "CIRCLE_NODE_TOTAL": "3"}, None, "shard 3/3 from CIRCLE_NODE_INDEX=2"),
+    ({"JOB_COMPLETION_INDEX": "6"}, "7", "shard 7/7 from JOB_COMPLETION_INDEX=6"),
+    ({"CIRCLE_NODE_INDEX": "2", "CIRCLE_NODE_TOTAL": "3"}, "3", "shard 3/3 from CIRCLE_NODE_INDEX=2"),
+]
+ENGINE_ERRORS = [
+    ({}, None, "no CI engine's shard index is set"),
+    ({"GITHUB_ACTIONS": "true"}, None, "GitHub Actions has no shard index of its own"),
+    ({"CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "2", "CIRCLE_NODE_INDEX": "0", "CIRCLE_NODE_TOTAL": "2"}, None,
+     "--shard auto is ambiguous: both CI_NODE_INDEX"),
+    ({"JOB_COMPLETION_INDEX": "0"}, None, "carries no count; pass --count N"),
+    ({"JOB_COMPLETION_INDEX": "4"}, "4", "JOB_COMPLETION_INDEX=4 is outside 0..3"),
+    ({"CI_NODE_INDEX": "0", "CI_NODE_TOTAL": "2"}, None, "CI_NODE_INDEX=0 is outside 1..2 (GitLab CI parallel: counts from 1)"),
+    ({"BUILDKITE_PARALLEL_JOB": "3", "BUILDKITE_PARALLEL_JOB_COUNT": "3"}, None, "BUILDKITE_PARALLEL_JOB=3 is outside 0..2"),
+    ({"CI_NODE_INDEX": "1"}, None, "CI_NODE_INDEX is set but CI_NODE_TOTAL is not"),
+    ({"CI_NODE_INDEX": "x1", "CI_NODE_TOTAL": "2"}, None, 'CI_NODE_INDEX="x1" is not a number'),
+    ({"CIRCLE_NODE_INDEX": "1", "CIRCLE_NODE_TOTAL": "3"}, "4", "--count 4 disagrees with CIRCLE_NODE_TOTAL=3"),
+]
+ENGINE_VARS = ["SHARDCC_SHARD_INDEX", "SHARDCC_SHARD_COUNT", "CI_NODE_INDEX", "CI_NODE_TOTAL", "GITLAB_CI",
+               "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL",
+               "JOB_COMPLETION_INDEX", "GITHUB_ACTIONS"]
+
+
+def engines(shardcc, d):
+    root = os.path.join(d, "auto")
+    os.makedirs(root, exist_ok=True)
+    base = {k: v for k, v in os.environ.items() if k not in ENGINE_VARS}
+    for env, count, want in ENGINES + ENGINE_ERRORS:
+        cmd = [shardcc, "shard", "--shard", "auto", "--artifact", root + "/", "--root", root]
+        if count:
+            cmd += ["--count", count]
+        # the build compiles nothing: a resolved index ends in the bypass guard (exit 3)
+        # after saying where it came from; an unresolved one is a usage error (exit 2)
+        p = subprocess.run(cmd + ["--", "true"], cwd=root, env=dict(base, **env), capture_output=True, text=True)
+        good = (env, count, want) in ENGINES
+        check(p.returncode == (3 if good else 2) and want in p.stderr,
+              "--shard auto %s%s: %s (exit %d: %s)" % (" ".join("%s=%s" % kv for kv in env.items()),
+                                                       " --count " + count if count else "", want, p.returncode,
+                                                       p.stderr.strip().splitlines()[0] if p.stderr else ""))
+    p = subprocess.run([shardcc, "shard", "--shard", "2/3", "--count", "3", "--artifact", root + "/", "--", "true"],
+                       cwd=root, capture_output=True, text=True)
+    check(p.returncode == 2 and "--count goes with --shard auto" in p.stderr, "--count without auto: exit 2")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shardcc", required=True)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="shardcc-matrix.") as d:
+        farm(a.shardcc, d)
+        rules(a.shardcc, d)
+        malformed(a.shardcc, d)
+        engines(a.shardcc, d)
+    print("%d checks, %d failed" % (CHECKS, len(FAILS)))
+    sys.exit(1 if FAILS else 0)
+
+
+if __name__ == "__main__":
+    main()
