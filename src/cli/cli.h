@@ -6,6 +6,8 @@
 #include "strbuf.h"
 
 #define SHARDCC_VERSION "0.1.0"
+/* the oldest ccache the suite runs against (Debian 12's) */
+#define SHARDCC_CCACHE_MIN "4.7.5"
 
 int cmd_env(int argc, char **argv);
 int cmd_classify(int argc, char **argv);

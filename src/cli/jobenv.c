@@ -169,6 +169,38 @@ static char *debug_root(const char *real_root, const char *shadow, const char *c
     return xstrdup(real_root);
 }
 
+/* Compares dotted version numbers ("4.7.5" < "4.10"); text after the numbers is ignored. */
+static int version_cmp(const char *a, const char *b)
+{
+    while (*a || *b) {
+        char *ea, *eb;
+        long x = strtol(a, &ea, 10), y = strtol(b, &eb, 10);
+        if (x != y)
+            return x < y ? -1 : 1;
+        a = *ea == '.' ? ea + 1 : ea + strlen(ea);
+        b = *eb == '.' ? eb + 1 : eb + strlen(eb);
+    }
+    return 0;
+}
+
+/* shardcc reads ccache's per-call log and stats log lines and relies on its nvcc support:
+ * a ccache older than the one it is tested with is refused (manylinux images offer EPEL's
+ * ccache 3.7). */
+static int check_ccache_version(const char *ccache, const char *cmd)
+{
+    char *v = ccache_version(ccache);
+    int ok = strcmp(v, "unknown") != 0 && v[0] >= '0' && v[0] <= '9' &&
+             version_cmp(v, SHARDCC_CCACHE_MIN) >= 0;
+    if (!ok)
+        report_error(cmd,
+                     "ccache %s (\"%s\") is older than %s, the oldest ccache shardcc is tested "
+                     "with%s; install a newer one (the GitHub action does) or pass --ccache PATH",
+                     v, ccache, SHARDCC_CCACHE_MIN,
+                     strcmp(v, "unknown") ? "" : " (its --version could not be read)");
+    free(v);
+    return ok ? EXIT_OK : EXIT_USAGE;
+}
+
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
 {
     memset(env, 0, sizeof *env);
@@ -193,6 +225,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     sb_release(&cwd);
 
     int rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache);
+    if (!rc)
+        rc = check_ccache_version(env->tc.ccache, cmd);
     if (rc)
         return rc;
     rc = toolchain_fingerprint(&env->tc, &sb);
