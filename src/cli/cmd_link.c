@@ -155,7 +155,9 @@ int cmd_link(int argc, char **argv)
     }
     fprintf(stderr, CMD ": running the build in the link phase\n");
     jobenv_apply(&env);
+    uint64_t t0 = plat_monotonic_us();
     int st = run_build(build);
+    double wall = (double)(plat_monotonic_us() - t0) / 1e6;
     if (st != 0) {
         report_error(CMD, "the build failed (exit status %d)", st);
         return EXIT_BUILD;
@@ -170,14 +172,16 @@ int cmd_link(int argc, char **argv)
     struct jstats s;
     jrnl_stats(&j, &s);
     size_t misses = s.cached - s.hits;
+    json_t *miss_list = json_array();
     for (size_t k = 0; k < j.n; k++) {
         const struct jrec *r = &j.r[k];
         if (jrec_is_tu(r) && strcmp(r->action, "stub") &&
-            (r->status != 0 || !r->outcome || strcmp(r->outcome, "hit")))
-            fprintf(stderr, "  miss: %s (%s)\n", r->key ? r->key : "?",
-                    r->status    ? "failed"
-                    : r->outcome ? r->outcome
-                                 : "no ccache outcome");
+            (r->status != 0 || !r->outcome || strcmp(r->outcome, "hit"))) {
+            const char *why = r->status ? "failed" : r->outcome ? r->outcome : "no ccache outcome";
+            fprintf(stderr, "  miss: %s (%s)\n", r->key ? r->key : "?", why);
+            json_array_append_new(
+                miss_list, json_pack("{s:s, s:s}", "key", r->key ? r->key : "?", "reason", why));
+        }
     }
     double rate = s.tu ? (double)s.hits / (double)s.tu : 0.0;
     fprintf(stderr, "hit rate %.1f%% (%zu/%zu TUs), %zu stub%s, %d/%d shards\n", rate * 100.0,
@@ -202,6 +206,21 @@ int cmd_link(int argc, char **argv)
                      rate * 100.0, min_rate * 100.0, misses, misses == 1 ? "" : "s");
         rc = EXIT_GUARD;
     }
+    /* what shardcc report reads: ROOT/.shardcc/link/summary.json */
+    struct strbuf sp = STRBUF_INIT;
+    sb_addf(&sp, "%s/.shardcc/link/summary.json", env.root);
+    json_t *sum =
+        json_pack("{s:s, s:i, s:i, s:f, s:f, s:f, s:I, s:I, s:I, s:o, s:i}", "cell", mr.cell,
+                  "present", mr.present, "count", mr.count, "wall_seconds", wall, "hit_rate", rate,
+                  "min_hit_rate", min_rate, "tus", (json_int_t)s.tu, "hits", (json_int_t)s.hits,
+                  "stubs", (json_int_t)s.stubbed, "misses", miss_list, "status", rc);
+    char *text = json_dumps(sum, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    e = plat_write_atomic(sb_str(&sp), text, strlen(text));
+    if (e)
+        report_warning(CMD, "cannot write \"%s\": %s", sb_str(&sp), strerror(e));
+    free(text);
+    json_decref(sum);
+    sb_release(&sp);
     jrnl_release(&j);
     jobenv_release(&env);
     return rc;

@@ -30,7 +30,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Files named by the inputs: a directory contributes its *.tar.zst files, sorted. */
-static int expand_inputs(const struct merge_opts *o, char ***out, size_t *n)
+int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n)
 {
     size_t alloc = 0;
     *out = NULL;
@@ -300,7 +300,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
     }
     char **files;
     size_t n;
-    int rc = expand_inputs(o, &files, &n);
+    int rc = merge_expand_inputs(o, &files, &n);
     if (rc)
         return rc;
     if (n == 0) {

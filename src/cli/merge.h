@@ -25,6 +25,10 @@ struct merge_result {
     size_t added, same, kept, differing;
 };
 
+/* The artifact files the inputs name (a directory: its *.tar.zst files, sorted), each
+ * allocated, in an allocated array. Returns an exit status; messages are printed. */
+int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n);
+
 /* Returns an exit status; messages are printed. */
 int merge_run(const struct merge_opts *o, struct merge_result *r);
 

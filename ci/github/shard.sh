@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The action's shard step: runs the build as one shard (shardcc shard), writes the artifact
+# into $RUNNER_TEMP/shardcc-out/ and names it for the upload step (GITHUB_OUTPUT).
+set -euo pipefail
+: "${SHARDCC_IN_BUILD:?the build input is required in shard mode}"
+out=${RUNNER_TEMP:-/tmp}/shardcc-out
+rm -rf "$out" && mkdir -p "$out"
+opts=(--cell "$SHARDCC_IN_CELL" --shard "$SHARDCC_IN_SHARD" --artifact "$out/")
+case "${SHARDCC_IN_HOST_SEAT:-false}" in
+true) opts+=(--host-seat) ;;
+false) ;;
+*) echo "::error::shardcc: host-seat is true or false, not \"$SHARDCC_IN_HOST_SEAT\""; exit 2 ;;
+esac
+echo "::group::shardcc shard ${SHARDCC_IN_CELL} ${SHARDCC_IN_SHARD}"
+rc=0
+shardcc shard "${opts[@]}" -- sh -c "$SHARDCC_IN_BUILD" || rc=$?
+echo "::endgroup::"
+if [ "$rc" != 0 ]; then
+    echo "::error::shardcc shard ${SHARDCC_IN_CELL} ${SHARDCC_IN_SHARD} failed with exit status $rc (1 build, 2 usage, 3 guard, 4 I/O): see the log group above"
+    exit "$rc"
+fi
+art=$(find "$out" -maxdepth 1 -name 'shard-*.tar.zst' | head -1)
+[ -n "$art" ] || { echo "::error::shardcc: no artifact in $out"; exit 4; }
+name=$(basename "$art" .tar.zst)
+{
+    echo "artifact-name=$name"
+    echo "artifact-path=$art"
+} >>"${GITHUB_OUTPUT:-/dev/null}"
+echo "shardcc: $name ($(du -h "$art" | cut -f1))"

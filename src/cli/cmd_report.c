@@ -1,0 +1,245 @@
+/* shardcc report: what a cell's shards and link job did, as text or as markdown for a CI
+ * step summary (a table per shard, the hit rate, the misses, a Mermaid Gantt chart). */
+#include "args.h"
+#include "artifact.h"
+#include "classify.h"
+#include "cli.h"
+#include "merge.h"
+#include "platform.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "shardcc report"
+
+static const char usage[] =
+    "usage: shardcc report --artifacts DIR|FILE... [--root DIR] [--summary FILE]\n"
+    "                      [--format text|markdown]\n"
+    "\n"
+    "Reports what a cell's jobs did, from the shards' artifacts (their manifests) and the\n"
+    "link job's summary (ROOT/.shardcc/link/summary.json, written by shardcc link): per\n"
+    "shard the TUs it owned, their compile seconds and the build's wall seconds; then the\n"
+    "link job's wall seconds, hit rate and misses. markdown adds a Mermaid Gantt chart of\n"
+    "the shards and the link (GitHub renders it in a step summary: append the output to\n"
+    "$GITHUB_STEP_SUMMARY).\n"
+    "\n"
+    "  --artifacts P...  artifact files or directories of *.tar.zst (values up to the next\n"
+    "                    option)\n"
+    "  --root DIR        the project root (default: .)\n"
+    "  --summary FILE    the link job's summary (default: ROOT/.shardcc/link/summary.json;\n"
+    "                    when it is missing the report says the link job did not finish)\n"
+    "  --format F        text (default) or markdown\n"
+    "\n"
+    "Exit status: 0 ok, 2 usage, 4 an unreadable artifact or summary.\n";
+
+struct shard_row {
+    int shard, count;
+    size_t owned;
+    double compile, wall;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+    return ((const struct shard_row *)a)->shard - ((const struct shard_row *)b)->shard;
+}
+
+static void read_row(json_t *m, struct shard_row *r)
+{
+    r->shard = (int)json_integer_value(json_object_get(m, "shard"));
+    r->count = (int)json_integer_value(json_object_get(m, "count"));
+    r->wall = json_number_value(json_object_get(m, "wall_seconds"));
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(m, "tus"), i, t)
+    {
+        const char *d = json_string_value(json_object_get(t, "decision"));
+        if (d && !strcmp(d, "owned")) {
+            r->owned++;
+            r->compile += json_number_value(json_object_get(t, "seconds"));
+        }
+    }
+}
+
+/* Mermaid task names: no ':' or '#', which end or comment a task line. */
+static void gantt_task(const char *name, const char *id, double start, double len)
+{
+    long s = (long)(start + 0.5), l = (long)(len + 0.5);
+    printf("    %s :%s, %ld, %lds\n", name, id, s, l > 0 ? l : 1);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, CMD, 0};
+    struct merge_opts mo;
+    memset(&mo, 0, sizeof mo);
+    mo.cmd = CMD;
+    mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
+    const char *root = ".", *summary = NULL, *format = "text", *first;
+    while (a.i < argc && !a.error) {
+        if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
+            fputs(usage, stdout);
+            free(mo.inputs);
+            return EXIT_OK;
+        }
+        if (args_value(&a, "--artifacts", &first)) {
+            mo.inputs[mo.ninputs++] = (char *)first;
+            while (a.i < argc && argv[a.i][0] != '-')
+                mo.inputs[mo.ninputs++] = argv[a.i++];
+            continue;
+        }
+        if (args_value(&a, "--root", &root) || args_value(&a, "--summary", &summary) ||
+            args_value(&a, "--format", &format))
+            continue;
+        if (!a.error)
+            args_unknown(&a);
+    }
+    int md = !strcmp(format, "markdown");
+    if (a.error || !mo.ninputs || (!md && strcmp(format, "text"))) {
+        if (!a.error)
+            fprintf(stderr,
+                    mo.ninputs ? CMD ": --format is text or markdown, not \"%s\"\n"
+                               : CMD ": --artifacts is required (see --help)\n",
+                    format);
+        free(mo.inputs);
+        return EXIT_USAGE;
+    }
+    char **files = NULL;
+    size_t n = 0;
+    int rc = merge_expand_inputs(&mo, &files, &n);
+    free(mo.inputs);
+    struct shard_row *rows = calloc(n ? n : 1, sizeof *rows);
+    const char *cell = NULL;
+    json_t *cells = json_array();
+    for (size_t i = 0; i < n && !rc; i++) {
+        json_t *m = NULL;
+        struct strbuf err = STRBUF_INIT;
+        rc = artifact_read_manifest(files[i], &m, &err);
+        if (rc) {
+            fprintf(stderr, CMD ": %s\n", sb_str(&err));
+        } else {
+            read_row(m, &rows[i]);
+            json_array_append(cells, json_object_get(m, "cell"));
+            json_decref(m);
+        }
+        sb_release(&err);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    if (rc) {
+        free(rows);
+        json_decref(cells);
+        return rc;
+    }
+    qsort(rows, n, sizeof *rows, cmp_row);
+    cell = n ? json_string_value(json_array_get(cells, 0)) : "?";
+
+    struct strbuf sp = STRBUF_INIT;
+    if (summary)
+        sb_adds(&sp, summary);
+    else
+        sb_addf(&sp, "%s/.shardcc/link/summary.json", root);
+    json_error_t jerr;
+    json_t *sum = NULL;
+    if (plat_file_exists(sb_str(&sp))) {
+        sum = json_load_file(sb_str(&sp), 0, &jerr);
+        if (!sum || !json_is_object(sum)) {
+            fprintf(stderr, CMD ": cannot read the link summary \"%s\": %s\n", sb_str(&sp),
+                    sum ? "not a JSON object" : jerr.text);
+            json_decref(sum);
+            sb_release(&sp);
+            free(rows);
+            json_decref(cells);
+            return EXIT_IO;
+        }
+    } else if (summary) {
+        fprintf(stderr, CMD ": cannot read the link summary \"%s\": %s\n", summary,
+                strerror(ENOENT));
+        sb_release(&sp);
+        free(rows);
+        json_decref(cells);
+        return EXIT_IO;
+    }
+    sb_release(&sp);
+
+    double slowest = 0, total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].wall > slowest)
+            slowest = rows[i].wall;
+        total += rows[i].compile;
+    }
+    double link_wall = sum ? json_number_value(json_object_get(sum, "wall_seconds")) : 0;
+    if (md) {
+        printf("### shardcc: cell `%s`\n\n", cell);
+        printf("| job | TUs owned | compile s | wall s |\n|---|---:|---:|---:|\n");
+        for (size_t i = 0; i < n; i++)
+            printf("| shard %d/%d | %zu | %.1f | %.1f |\n", rows[i].shard, rows[i].count,
+                   rows[i].owned, rows[i].compile, rows[i].wall);
+        if (sum)
+            printf("| link | - | - | %.1f |\n", link_wall);
+        printf("\n");
+    } else {
+        printf("cell %s\n%-10s %10s %12s %9s\n", cell, "job", "TUs owned", "compile s", "wall s");
+        for (size_t i = 0; i < n; i++)
+            printf("%4d/%-5d %10zu %12.1f %9.1f\n", rows[i].shard, rows[i].count, rows[i].owned,
+                   rows[i].compile, rows[i].wall);
+        if (sum)
+            printf("%-10s %10s %12s %9.1f\n", "link", "-", "-", link_wall);
+    }
+    if (sum) {
+        json_t *misses = json_object_get(sum, "misses");
+        int status = (int)json_integer_value(json_object_get(sum, "status"));
+        printf("%shit rate %.1f%% (%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
+               " TUs), %" JSON_INTEGER_FORMAT " stubs, %" JSON_INTEGER_FORMAT
+               "/%" JSON_INTEGER_FORMAT " shards (minimum %.1f%%): %s%s\n",
+               md ? "**" : "", 100.0 * json_number_value(json_object_get(sum, "hit_rate")),
+               json_integer_value(json_object_get(sum, "hits")),
+               json_integer_value(json_object_get(sum, "tus")),
+               json_integer_value(json_object_get(sum, "stubs")),
+               json_integer_value(json_object_get(sum, "present")),
+               json_integer_value(json_object_get(sum, "count")),
+               100.0 * json_number_value(json_object_get(sum, "min_hit_rate")),
+               status ? "a guard failed" : "every guard passed", md ? "**" : "");
+        size_t i;
+        json_t *x;
+        if (json_array_size(misses))
+            printf("%s", md ? "\nMisses:\n\n" : "misses:\n");
+        json_array_foreach(misses, i, x)
+        {
+            printf(md ? "- `%s` (%s)\n" : "  %s (%s)\n",
+                   json_string_value(json_object_get(x, "key")),
+                   json_string_value(json_object_get(x, "reason")));
+        }
+    } else {
+        printf("%sthe link job has not finished (no summary)%s\n", md ? "**" : "", md ? "**" : "");
+    }
+    printf("%spredicted makespan %.1f s (slowest shard %.1f s + link %.1f s); compile time over "
+           "the shards %.1f s\n",
+           md ? "\n" : "", slowest + link_wall, slowest, link_wall, total);
+    if (md) {
+        printf("\n```mermaid\ngantt\n    title %s\n    dateFormat X\n    axisFormat %%s s\n", cell);
+        printf("    section shards\n");
+        for (size_t i = 0; i < n; i++) {
+            char name[64], id[32];
+            snprintf(name, sizeof name, "shard %d of %d", rows[i].shard, rows[i].count);
+            snprintf(id, sizeof id, "s%d", rows[i].shard);
+            gantt_task(name, id, 0, rows[i].wall);
+        }
+        if (sum) {
+            printf("    section link\n");
+            gantt_task("link", "link", slowest, link_wall);
+        }
+        printf("```\n");
+    }
+    json_decref(sum);
+    json_decref(cells);
+    free(rows);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, CMD ": cannot write the report: %s\n", strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
