@@ -8,10 +8,15 @@ dest=${RUNNER_TEMP:-/tmp}/shardcc
 min=$(sed -n 's/^#define SHARDCC_CCACHE_MIN "\(.*\)"/\1/p' "$src/src/cli/cli.h")
 ccache_version=4.10.2 # built from source where the system's ccache is older than $min
 
+want=$(sed -n 's/^#define SHARDCC_VERSION "\(.*\)"/shardcc \1/p' "$src/src/cli/cli.h")
+# a runner image (or an earlier step) that has this shardcc already
+if command -v shardcc >/dev/null && [ "$(shardcc --version)" = "$want" ]; then
+    echo "shardcc: $want already on PATH ($(command -v shardcc))"
+    exit 0
+fi
+
 echo "::group::shardcc: packages"
-if [ -x "$dest/bin/shardcc" ] && [ "$("$dest/bin/shardcc" --version)" = "$(sed -n 's/^#define SHARDCC_VERSION "\(.*\)"/shardcc \1/p' "$src/src/cli/cli.h")" ]; then
-    echo "shardcc is already built in $dest"
-elif command -v apt-get >/dev/null; then
+if command -v apt-get >/dev/null; then
     "$src/scripts/install-deps.sh" --build
 elif command -v dnf >/dev/null || command -v yum >/dev/null; then
     pm=$(command -v dnf || command -v yum)
@@ -42,7 +47,7 @@ if [ -z "$have" ] || ! newer "$have" "$min"; then
 fi
 
 echo "::group::shardcc: build"
-if [ ! -x "$dest/bin/shardcc" ] || [ "$("$dest/bin/shardcc" --version)" != "$(sed -n 's/^#define SHARDCC_VERSION "\(.*\)"/shardcc \1/p' "$src/src/cli/cli.h")" ]; then
+if [ ! -x "$dest/bin/shardcc" ] || [ "$("$dest/bin/shardcc" --version)" != "$want" ]; then
     cmake -S "$src" -B "$dest/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHARDCC_TESTS=OFF \
         -DCMAKE_INSTALL_PREFIX="$dest" >/dev/null
     cmake --build "$dest/build"
