@@ -13,7 +13,8 @@
 static const char usage[] =
     "usage: shardcc env [--shard I/N] [--root DIR] [--cache DIR] [--journal FILE]\n"
     "                   [--format sh|json] [--host-seat] [--cuda-home-seat] [--real-nvcc PATH]\n"
-    "                   [--relocatable] [--real-cxx PATH] [--real-cc PATH] [--ccache PATH]\n"
+    "                   [--relocatable] [--plan FILE] [--real-cxx PATH] [--real-cc PATH] [--ccache "
+    "PATH]\n"
     "\n"
     "Prints the environment for one job. With --shard I/N (1 <= I <= N): a shard, whose\n"
     "seats compile the TUs shard I owns through ccache and stub the rest. Without it: the\n"
@@ -30,6 +31,8 @@ static const char usage[] =
     "                   other entry links to the real toolkit (for builds that run\n"
     "                   $CUDA_HOME/bin/nvcc or nvcc from PATH: torch without ninja, older torch,\n"
     "                   setup.py files that overwrite PYTORCH_NVCC)\n"
+    "  --plan FILE      a shard plan (shardcc plan): with --shard, the seats give each key\n"
+    "                   it names to its shard and hash the others (SHARDCC_PLAN)\n"
     "  --relocatable    set CCACHE_BASEDIR=ROOT: jobs may run at different paths, but ccache\n"
     "                   then hands the compiler relative paths, so debug info and __FILE__\n"
     "                   differ from an unsharded build's (default: off, CCACHE_BASEDIR unset,\n"

@@ -38,6 +38,7 @@ static const char usage[] =
     "  --min-hit-rate R       the threshold, 0..1 (default 0.90)\n"
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
+    "  --plan FILE            the shards' plan: refuse artifacts made with another one\n"
     "  --root, --host-seat, --cuda-home-seat, --relocatable, --real-nvcc, --real-cxx,\n"
     "  --real-cc, --ccache:\n"
     "                   as for shardcc env\n"
@@ -127,6 +128,7 @@ int cmd_link(int argc, char **argv)
                      "link job would miss every TU (another nvcc, cicc, ptxas or host compiler?)",
                      env.fingerprint, mr.fingerprint);
         free(mr.root);
+        free(mr.plan);
         return EXIT_GUARD;
     }
     /* Without --relocatable, ccache's keys hold the absolute paths of the build. */
@@ -145,9 +147,23 @@ int cmd_link(int argc, char **argv)
                          "is the same in every job) or pass --relocatable to every job",
                          mr.root, env.root);
         free(mr.root);
+        free(mr.plan);
         return EXIT_GUARD;
     }
     free(mr.root);
+    /* a plan given here must be the shards' (merge already made them agree) */
+    if (o.plan && (!mr.plan || strcmp(mr.plan, env.plan_digest) != 0)) {
+        report_error(CMD,
+                     "the shards were made with %s%s, this link job was given the plan %s "
+                     "(\"%s\"): they did not split the build the way it expects",
+                     mr.plan ? "the plan " : "no plan", mr.plan ? mr.plan : "", env.plan_digest,
+                     o.plan);
+        free(mr.plan);
+        return EXIT_GUARD;
+    }
+    if (mr.plan)
+        fprintf(stderr, CMD ": the shards were made with the plan %s\n", mr.plan);
+    free(mr.plan);
     int e = plat_unlink(env.journal);
     if (e) {
         report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal, strerror(e));

@@ -76,6 +76,7 @@ int cmd_merge(int argc, char **argv)
                     "duplicates, %zu manifests kept) -> %s\n",
                     r.present, r.count, r.cell, r.added, r.same, r.kept, o.cache);
         free(r.root);
+        free(r.plan);
     }
     free(o.inputs);
     return rc;

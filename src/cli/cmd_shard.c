@@ -41,8 +41,8 @@ static const char usage[] =
     "  --root DIR       the project root (default: .)\n"
     "  --cache DIR      the ccache directory (default: a fresh ROOT/.shardcc/shard-I-of-N/cache)\n"
     "  --journal FILE   the seats' journal (default: ROOT/.shardcc/shard-I-of-N/journal.tsv)\n"
-    "  --host-seat, --cuda-home-seat, --relocatable, --real-nvcc, --real-cxx, --real-cc,\n"
-    "  --ccache:\n"
+    "  --host-seat, --cuda-home-seat, --relocatable, --plan, --real-nvcc, --real-cxx,\n"
+    "  --real-cc, --ccache:\n"
     "                   as for shardcc env\n"
     "\n"
     "Exit status: 0 ok (also for a shard that owned no TU: a warning and an artifact with no\n"
@@ -136,11 +136,12 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     }
     char *ccv = ccache_version(env->tc.ccache);
     json_t *m =
-        json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:o, s:n, s:f, s:o, s:o, s:o}", "format",
+        json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:o, s:o, s:f, s:o, s:o, s:o}", "format",
                   ARTIFACT_FORMAT, "tool", "shardcc " SHARDCC_VERSION, "ccache", ccv, "cell", cell,
                   "shard", i, "count", n, "fingerprint", env->fingerprint, "root",
-                  relocatable ? json_null() : json_string(env->root), "plan", "wall_seconds", wall,
-                  "tus", tus, "others", others, "entries", entries);
+                  relocatable ? json_null() : json_string(env->root), "plan",
+                  env->plan_digest ? json_string(env->plan_digest) : json_null(), "wall_seconds",
+                  wall, "tus", tus, "others", others, "entries", entries);
     free(ccv);
     char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);

@@ -2,6 +2,7 @@
 #include "jobenv.h"
 #include "classify.h"
 #include "path.h"
+#include "plan.h"
 #include "platform.h"
 #include "strvec.h"
 
@@ -49,7 +50,8 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            args_value(a, "--ccache", &o->ccache) ||
            (args_flag(a, "--host-seat") && (o->host_seat = 1)) ||
            (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1)) ||
-           (args_flag(a, "--relocatable") && (o->relocatable = 1));
+           (args_flag(a, "--relocatable") && (o->relocatable = 1)) ||
+           args_value(a, "--plan", &o->plan);
 }
 
 static void add(json_t *vars, const char *name, const char *value)
@@ -267,6 +269,39 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     add(v, "SHARDCC_REAL_CC", env->tc.cc);
     add(v, "SHARDCC_CCACHE", env->tc.ccache);
     add(v, "SHARDCC_JOURNAL", env->journal);
+    if (o->plan) {
+        struct strbuf seat = STRBUF_INIT, digest = STRBUF_INIT, err = STRBUF_INIT;
+        int prc = plan_load(o->plan, o->count, &seat, &digest, &err);
+        if (prc) {
+            report_error(cmd, "%s", sb_str(&err));
+        } else if (o->count) {
+            /* the seat's form, beside the journal: SHARDCC_PLAN */
+            char *dir = parent_dir(env->journal);
+            sb_reset(&sb);
+            sb_addf(&sb, "%splan.tsv", dir);
+            free(dir);
+            int e = plat_write_atomic(sb_str(&sb), seat.buf, seat.len);
+            if (e) {
+                report_error(cmd, "cannot write \"%s\": %s", sb_str(&sb), strerror(e));
+                prc = EXIT_IO;
+            } else {
+                add(v, "SHARDCC_PLAN", sb_str(&sb));
+            }
+            sb_reset(&sb);
+        }
+        if (!prc)
+            env->plan_digest = sb_detach(&digest);
+        sb_release(&seat);
+        sb_release(&digest);
+        sb_release(&err);
+        if (prc) {
+            sb_release(&sb);
+            sb_release(&bindir);
+            return prc;
+        }
+    }
+    if (!o->plan || !o->count)
+        json_array_append_new(env->unset, json_string("SHARDCC_PLAN"));
     sb_addf(&sb, "%s/shardcc-nvcc", sb_str(&bindir));
     add(v, "PYTORCH_NVCC", sb_str(&sb));
     add(v, "CUDACXX", sb_str(&sb));
@@ -359,6 +394,7 @@ void jobenv_release(struct jobenv *env)
     free(env->fingerprint);
     free(env->cuda_home);
     free(env->cuda_real);
+    free(env->plan_digest);
     toolchain_release(&env->tc);
     memset(env, 0, sizeof *env);
 }

@@ -16,6 +16,7 @@ struct jobenv_opts {
     int host_seat;
     int cuda_home_seat; /* a shadow CUDA_HOME whose bin/nvcc is the seat */
     int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
+    const char *plan;   /* a plan file (shardcc plan), or NULL */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
 };
 
@@ -23,13 +24,14 @@ struct jobenv {
     json_t *set;   /* name -> value, in a stable order */
     json_t *unset; /* names to remove */
     char *root, *cache, *journal, *fingerprint;
-    char *cuda_home; /* the shadow CUDA_HOME, or NULL */
-    char *cuda_real; /* the real toolkit root it shadows, or NULL */
+    char *cuda_home;   /* the shadow CUDA_HOME, or NULL */
+    char *cuda_real;   /* the real toolkit root it shadows, or NULL */
+    char *plan_digest; /* "plan1-..." when a plan was given, else NULL */
     struct toolchain tc;
 };
 
 /* Consumes one of the options every job command shares (--root, --cache, --journal,
- * --host-seat, --cuda-home-seat, --relocatable, --real-nvcc, --real-cxx, --real-cc,
+ * --host-seat, --cuda-home-seat, --relocatable, --plan, --real-nvcc, --real-cxx, --real-cc,
  * --ccache). 1 when consumed. */
 int jobenv_arg(struct args *a, struct jobenv_opts *o);
 /* Fills in the job's own defaults where o has none: a fresh (emptied) cache and a journal

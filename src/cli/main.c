@@ -20,6 +20,7 @@ static const struct command {
     {"link", cmd_link, "merge, replay the full build from the cache, check the guards"},
     {"local", cmd_local, "run the whole pipeline (N shards, then the link) on this machine"},
     {"compare", cmd_compare, "are two objects, libraries or wheels the same bytes?"},
+    {"plan", cmd_plan, "assign TUs to shards from measured compile times (or by count)"},
     {"report", cmd_report, "report a cell's shards and link job (text, or markdown for CI)"},
     {"matrix", cmd_matrix, "plan a build farm's shard and link jobs from package YAML files"},
 };

@@ -382,6 +382,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         snprintf(res->cell, sizeof res->cell, "%s", ref->cell);
         snprintf(res->fingerprint, sizeof res->fingerprint, "%s", ref->fp);
         res->root = ref->root ? xstrdup(ref->root) : NULL;
+        res->plan = json_is_string(ref->plan) ? xstrdup(json_string_value(ref->plan)) : NULL;
     }
     res->present = (int)n;
     for (size_t i = 0; i < n; i++) {

@@ -22,6 +22,7 @@ struct merge_result {
     char cell[256];
     char fingerprint[128];
     char *root; /* the shards' root, NULL for --relocatable shards; free() it */
+    char *plan; /* the shards' plan digest, NULL for none; free() it */
     size_t added, same, kept, differing;
 };
 

@@ -240,7 +240,9 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             targets = (struct strvec)STRVEC_INIT;
         }
         if (cfg->phase == PHASE_SHARD && cfg->count > 0) {
-            call->owner = partition_owner(call->key, cfg->count);
+            call->owner = cfg->plan ? plan_owner(cfg->plan, call->key) : 0;
+            if (!call->owner)
+                call->owner = partition_owner(call->key, cfg->count);
             call->action = call->owner == cfg->shard ? ACTION_CACHE : ACTION_STUB;
         } else {
             call->action = ACTION_CACHE;

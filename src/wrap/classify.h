@@ -25,6 +25,7 @@ struct wrap_config {
     char *cwd;           /* canonical absolute working directory */
     const char *prepend; /* NVCC_PREPEND_FLAGS (nvcc seat), or NULL */
     const char *append;  /* NVCC_APPEND_FLAGS (nvcc seat), or NULL */
+    const char *plan;    /* the plan's seat text (SHARDCC_PLAN's contents), or NULL */
 };
 
 struct call {

@@ -5,6 +5,7 @@
 #include "ccache_log.h"
 #include "classify.h"
 #include "journal.h"
+#include "partition.h"
 #include "path.h"
 #include "platform.h"
 #include "stub.h"
@@ -24,6 +25,7 @@ struct wrap {
     const char *real;    /* the real compiler */
     const char *journal; /* or NULL */
     int depth;
+    struct strbuf plan; /* SHARDCC_PLAN's contents, in the shard phase */
 };
 
 static int fail(const struct wrap *w, int code, const char *fmt, ...)
@@ -158,6 +160,19 @@ static int load_config(struct wrap *w)
         c->phase = PHASE_OFF;
     } else {
         return fail(w, EXIT_USAGE, "SHARDCC_PHASE=\"%s\" is not one of shard, link, off", phase);
+    }
+    const char *plan = getenv("SHARDCC_PLAN");
+    if (c->phase == PHASE_SHARD && plan && *plan) {
+        int e = plat_read_file(plan, &w->plan);
+        if (e)
+            return fail(w, EXIT_USAGE, "SHARDCC_PLAN=\"%s\": %s", plan, strerror(e));
+        int n = plan_count(sb_str(&w->plan));
+        if (n != c->count)
+            return fail(w, EXIT_USAGE,
+                        n ? "SHARDCC_PLAN=\"%s\" is a plan for %d shards, this is shard %d/%d"
+                          : "SHARDCC_PLAN=\"%s\" is not a plan (shardcc shard --plan writes it)",
+                        plan, n, c->shard, c->count);
+        c->plan = sb_str(&w->plan);
     }
     if (w->seat == SEAT_NVCC) {
         c->prepend = getenv("NVCC_PREPEND_FLAGS");

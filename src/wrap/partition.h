@@ -12,4 +12,10 @@ uint64_t partition_hash(const char *key);
 /* 1..n for n >= 1. */
 int partition_owner(const char *key, int n);
 
+/* A plan's seat text: "shardcc-plan<TAB>N\n", then "KEY<TAB>SHARD\n" lines (shardcc plan,
+ * docs/shardcc-plan.md). plan_count: N, or 0 when the header is not one. plan_owner: the
+ * key's shard, or 0 when the plan does not name it (the hash partition decides then). */
+int plan_count(const char *plan);
+int plan_owner(const char *plan, const char *key);
+
 #endif

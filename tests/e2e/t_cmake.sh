@@ -2,7 +2,8 @@
 # library) built with shardcc-nvcc as CUDACXX and shardcc-c++ as the C++ compiler, sharding
 # off: CMake's compiler identification and ABI probes run the real compilers directly, every
 # TU goes through ccache, the library equals the plain build's up to nvcc's temp names, and
-# a fresh build tree replays every TU as a direct hit with the first build's bytes.
+# a fresh build tree at the same path replays every TU as a direct hit with the first
+# build's bytes.
 . "$(dirname "$0")/lib.sh"
 EX="$SHARDCC_SRC/examples/cuda-cmake"
 cd "$T"
@@ -31,17 +32,20 @@ expect_eq "journal: CUDA TUs" "$(awk -F'\t' '$4 == "nvcc" && $7 == "tu"' "$SHARD
 expect_eq "ccache misses" "$(statslog_count "$CCACHE_STATSLOG" cache_miss)" "26"
 same_masked "libkern.so: seat build vs plain build" proj/build1/libkern.so plain/libkern.so
 
+# a fresh build tree at the same path (a fresh CI job: ccache's keys hold absolute paths,
+# and the tree's generated files are under it)
 : >"$CCACHE_STATSLOG"
 rm -f "$SHARDCC_JOURNAL"
-CXX="$SHARDCC_BIN/shardcc-c++" cmake -S proj -B proj/build2 "${common[@]}" >/dev/null
-cmake --build proj/build2 >/dev/null
+mv proj/build1 first
+CXX="$SHARDCC_BIN/shardcc-c++" cmake -S proj -B proj/build1 "${common[@]}" >/dev/null
+cmake --build proj/build1 >/dev/null
 expect_eq "fresh tree: direct hits" "$(statslog_count "$CCACHE_STATSLOG" direct_cache_hit)" "26"
 expect_eq "fresh tree: misses" "$(statslog_count "$CCACHE_STATSLOG" cache_miss)" "0"
 n=0
-for o in $(cd proj/build1 && find CMakeFiles/kern.dir -name '*.o'); do
-    cmp -s "proj/build1/$o" "proj/build2/$o" || fail "$o: replayed bytes differ"
+for o in $(cd first && find CMakeFiles/kern.dir -name '*.o'); do
+    cmp -s "first/$o" "proj/build1/$o" || fail "$o: replayed bytes differ"
     n=$((n + 1))
 done
 expect_eq "replayed objects identical to the first build's" "$n" "26"
-same_masked "libkern.so: replayed build vs plain build" proj/build2/libkern.so plain/libkern.so
+same_masked "libkern.so: replayed build vs plain build" proj/build1/libkern.so plain/libkern.so
 summary

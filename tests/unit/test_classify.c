@@ -11,7 +11,8 @@
 
 static struct wrap_config cfg(enum phase ph, int i, int n)
 {
-    struct wrap_config c = {ph, i, n, "/nonexistent-root", "/nonexistent-root/build", NULL, NULL};
+    struct wrap_config c = {ph,   i,    n,   "/nonexistent-root", "/nonexistent-root/build",
+                            NULL, NULL, NULL};
     return c;
 }
 

@@ -1,0 +1,352 @@
+/* shardcc plan: assigns TU keys to shards from measured compile times (longest processing
+ * time first) or, with no timings yet, by count (--sources), and predicts the makespans. */
+#include "args.h"
+#include "artifact.h"
+#include "classify.h"
+#include "cli.h"
+#include "jrnl.h"
+#include "partition.h"
+#include "path.h"
+#include "plan.h"
+#include "platform.h"
+#include "strvec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CMD "shardcc plan"
+
+static const char usage[] =
+    "usage: shardcc plan -n N [-o FILE] [--pick median|latest] INPUT...\n"
+    "       shardcc plan -n N [-o FILE] --sources [--root DIR] [INPUT...]\n"
+    "\n"
+    "Assigns the TUs of a build to N shards. From measured compile times: longest\n"
+    "processing time first (the costliest TU to the least loaded shard; ties by key, then by\n"
+    "the lower shard). With --sources, when there are no timings yet: every source file\n"
+    "under the root (and every key the inputs saw) counts 1, so the shards get equal\n"
+    "counts and none is empty while there are at least N TUs.\n"
+    "\n"
+    "  INPUT           a shard artifact (*.tar.zst: its manifest's owned TUs), a directory\n"
+    "                  of them, a journal (journal.tsv: its cached TU records) or a cost\n"
+    "                  table (lines KEY<TAB>SECONDS; # comments)\n"
+    "  -n N            the number of shards\n"
+    "  -o FILE         write the plan there (atomically); default standard output\n"
+    "  --pick P        a key measured several times: median (default) or latest (the last\n"
+    "                  input that measured it)\n"
+    "  --sources       count-balanced over the sources under --root (default .): .cu .cpp\n"
+    "                  .cc .cxx .c files, not under .shardcc/, .git/ or build directories\n"
+    "\n"
+    "The plan (JSON, the same bytes for the same input): format, n, assign (key -> shard),\n"
+    "cost (key -> seconds), and the predicted makespans of the plan and of the hash\n"
+    "partition against the ideal max(total / N, longest TU). Give it to every shard job\n"
+    "with shardcc shard --plan FILE; keys it lacks fall back to the hash partition.\n"
+    "Exit status: 0 ok, 2 usage, 4 an unreadable input or output.\n";
+
+struct measure {
+    char *key;
+    double *v; /* measurements, in input order */
+    size_t n, alloc;
+};
+
+struct costs {
+    struct measure *m;
+    size_t n, alloc;
+};
+
+static struct measure *find_or_add(struct costs *c, const char *key)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->m[i].key, key))
+            return &c->m[i];
+    if (c->n == c->alloc)
+        c->m = xrealloc(c->m, (c->alloc = c->alloc ? c->alloc * 2 : 64) * sizeof *c->m);
+    struct measure *m = &c->m[c->n++];
+    memset(m, 0, sizeof *m);
+    m->key = xstrdup(key);
+    return m;
+}
+
+static void add_cost(struct costs *c, const char *key, double seconds)
+{
+    struct measure *m = find_or_add(c, key);
+    if (seconds < 0)
+        return; /* a key seen without a timing (--sources) */
+    if (m->n == m->alloc)
+        m->v = xrealloc(m->v, (m->alloc = m->alloc ? m->alloc * 2 : 4) * sizeof *m->v);
+    m->v[m->n++] = seconds;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pick(const struct measure *m, int latest)
+{
+    if (!m->n)
+        return 0;
+    if (latest)
+        return m->v[m->n - 1];
+    double *s = xmalloc(m->n * sizeof *s);
+    memcpy(s, m->v, m->n * sizeof *s);
+    qsort(s, m->n, sizeof *s, cmp_double);
+    double r = m->n % 2 ? s[m->n / 2] : (s[m->n / 2 - 1] + s[m->n / 2]) / 2;
+    free(s);
+    return r;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int read_artifact(const char *path, struct costs *c, int sources)
+{
+    json_t *m = NULL;
+    struct strbuf err = STRBUF_INIT;
+    int rc = artifact_read_manifest(path, &m, &err);
+    if (rc) {
+        fprintf(stderr, CMD ": %s\n", sb_str(&err));
+        sb_release(&err);
+        return rc;
+    }
+    sb_release(&err);
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(m, "tus"), i, t)
+    {
+        const char *key = json_string_value(json_object_get(t, "key"));
+        const char *d = json_string_value(json_object_get(t, "decision"));
+        if (!key)
+            continue;
+        if (d && !strcmp(d, "owned") && json_integer_value(json_object_get(t, "status")) == 0)
+            add_cost(c, key, json_number_value(json_object_get(t, "seconds")));
+        else if (sources)
+            add_cost(c, key, -1);
+    }
+    json_decref(m);
+    return EXIT_OK;
+}
+
+static int read_text(const char *path, struct costs *c, int sources)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, CMD ": cannot read \"%s\": %s\n", path, strerror(errno));
+        return EXIT_IO;
+    }
+    char first[8] = {0};
+    size_t got = fread(first, 1, 5, f);
+    fclose(f);
+    if (got == 5 && !memcmp(first, "SCJ2\t", 5)) {
+        struct jrnl j;
+        int e = jrnl_load(path, &j);
+        if (e) {
+            fprintf(stderr, CMD ": cannot read the journal \"%s\": %s\n", path, strerror(e));
+            return EXIT_IO;
+        }
+        for (size_t k = 0; k < j.n; k++) {
+            const struct jrec *r = &j.r[k];
+            if (!jrec_is_tu(r) || !r->key)
+                continue;
+            if (!strcmp(r->action, "cache") && r->status == 0 &&
+                (!r->outcome || strcmp(r->outcome, "hit")))
+                add_cost(c, r->key, (double)r->dur_us / 1e6); /* a compile, not a replay */
+            else if (sources)
+                add_cost(c, r->key, -1);
+        }
+        jrnl_release(&j);
+        return EXIT_OK;
+    }
+    /* a cost table */
+    f = fopen(path, "r");
+    char line[4096];
+    int lineno = 0, rc = EXIT_OK;
+    while (f && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *tab = strchr(line, '\t'), *end;
+        double s = tab ? strtod(tab + 1, &end) : -1;
+        if (!tab || tab == line || end == tab + 1 || *end || !(s >= 0)) {
+            fprintf(stderr, CMD ": %s:%d: expected KEY<TAB>SECONDS, got \"%s\"\n", path, lineno,
+                    line);
+            rc = EXIT_USAGE;
+            break;
+        }
+        *tab = '\0';
+        add_cost(c, line, s);
+    }
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+static int is_source(const char *name)
+{
+    static const char *const ext[] = {".cu", ".cpp", ".cc", ".cxx", ".c"};
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+        if (ends_with(name, ext[i]))
+            return 1;
+    return 0;
+}
+
+static int skip_dir(const char *name)
+{
+    return name[0] == '.' || !strcmp(name, "build") || !strncmp(name, "build-", 6) ||
+           !strcmp(name, "dist") || !strcmp(name, "__pycache__") || ends_with(name, ".egg-info");
+}
+
+static void walk_sources(const char *root, const char *rel, struct costs *c, int depth)
+{
+    struct strbuf dir = STRBUF_INIT;
+    sb_addf(&dir, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *d = depth < 32 ? opendir(sb_str(&dir)) : NULL;
+    struct strvec names = STRVEC_INIT;
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            sv_push(&names, de->d_name);
+    if (d)
+        closedir(d);
+    for (size_t i = 0; i < names.n; i++) {
+        struct strbuf p = STRBUF_INIT, r = STRBUF_INIT;
+        sb_addf(&r, "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
+        sb_addf(&p, "%s/%s", root, sb_str(&r));
+        struct stat st;
+        if (lstat(sb_str(&p), &st) == 0) {
+            if (S_ISDIR(st.st_mode) && !skip_dir(names.v[i]))
+                walk_sources(root, sb_str(&r), c, depth + 1);
+            else if (S_ISREG(st.st_mode) && is_source(names.v[i]))
+                add_cost(c, sb_str(&r), -1);
+        }
+        sb_release(&p);
+        sb_release(&r);
+    }
+    sv_clear(&names);
+    sb_release(&dir);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, CMD, 0};
+    const char *n_s = NULL, *out = NULL, *pick_s = "median", *root = ".";
+    int sources = 0;
+    struct strvec inputs = STRVEC_INIT;
+    while (a.i < argc && !a.error) {
+        if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
+            fputs(usage, stdout);
+            sv_clear(&inputs);
+            return EXIT_OK;
+        }
+        if (args_value(&a, "-n", &n_s) || args_value(&a, "-o", &out) ||
+            args_value(&a, "--pick", &pick_s) || args_value(&a, "--root", &root) ||
+            (args_flag(&a, "--sources") && (sources = 1)))
+            continue;
+        if (argv[a.i][0] != '-' || !strcmp(argv[a.i], "-")) {
+            sv_push(&inputs, argv[a.i++]);
+            continue;
+        }
+        if (!a.error)
+            args_unknown(&a);
+    }
+    int n = n_s ? parse_count(n_s) : 0, latest = !strcmp(pick_s, "latest");
+    int rc = EXIT_USAGE;
+    if (a.error) {
+        /* reported */
+    } else if (n < 1) {
+        fprintf(stderr, CMD ": -n N is required, 1 <= N <= 100000 (see --help)\n");
+    } else if (!latest && strcmp(pick_s, "median")) {
+        fprintf(stderr, CMD ": --pick is median or latest, not \"%s\"\n", pick_s);
+    } else if (!inputs.n && !sources) {
+        fprintf(stderr, CMD ": no input: give artifacts, journals or cost tables, or --sources\n");
+    } else {
+        rc = EXIT_OK;
+    }
+    struct costs c = {0};
+    for (size_t i = 0; i < inputs.n && !rc; i++) {
+        const char *in = inputs.v[i];
+        if (plat_is_dir(in)) {
+            struct strvec ents = STRVEC_INIT;
+            int e = plat_list_dir(in, &ents);
+            if (e) {
+                fprintf(stderr, CMD ": cannot list \"%s\": %s\n", in, strerror(e));
+                rc = EXIT_IO;
+            }
+            for (size_t k = 0; k < ents.n && !rc; k++)
+                if (ends_with(ents.v[k], ".tar.zst") && ents.v[k][0] != '.') {
+                    struct strbuf p = STRBUF_INIT;
+                    sb_addf(&p, "%s/%s", in, ents.v[k]);
+                    rc = read_artifact(sb_str(&p), &c, sources);
+                    sb_release(&p);
+                }
+            sv_clear(&ents);
+        } else if (ends_with(in, ".tar.zst")) {
+            rc = read_artifact(in, &c, sources);
+        } else {
+            rc = read_text(in, &c, sources);
+        }
+    }
+    if (!rc && sources) {
+        if (!plat_is_dir(root)) {
+            fprintf(stderr, CMD ": --root \"%s\" is not a directory\n", root);
+            rc = EXIT_USAGE;
+        } else {
+            walk_sources(root, "", &c, 0);
+        }
+    }
+    if (!rc && c.n == 0) {
+        fprintf(stderr, CMD ": the inputs name no TU (no owned TU with a compile time)\n");
+        rc = EXIT_USAGE;
+    }
+    char *text = NULL;
+    if (!rc) {
+        struct plan_item *items = xmalloc(c.n * sizeof *items);
+        for (size_t i = 0; i < c.n; i++) {
+            items[i].key = c.m[i].key;
+            items[i].cost = sources ? 1.0 : pick(&c.m[i], latest);
+        }
+        text = plan_build(items, c.n, n, sources ? "sources" : "lpt");
+        free(items);
+    }
+    if (!rc) {
+        if (out) {
+            int e = plat_write_atomic(out, text, strlen(text));
+            if (e) {
+                fprintf(stderr, CMD ": cannot write \"%s\": %s\n", out, strerror(e));
+                rc = EXIT_IO;
+            }
+        } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
+            fprintf(stderr, CMD ": cannot write the plan: %s\n", strerror(errno));
+            rc = EXIT_IO;
+        }
+    }
+    if (!rc) {
+        json_t *p = json_loads(text, 0, NULL);
+        json_t *ms = json_object_get(p, "makespan");
+        fprintf(stderr,
+                CMD ": %zu TUs over %d shards (%s): makespan %.1f s, hash partition %.1f s, "
+                    "ideal %.1f s\n",
+                c.n, n, sources ? "count-balanced" : "longest first",
+                json_number_value(json_object_get(ms, "plan")),
+                json_number_value(json_object_get(ms, "hash")),
+                json_number_value(json_object_get(ms, "ideal")));
+        json_decref(p);
+    }
+    free(text);
+    for (size_t i = 0; i < c.n; i++) {
+        free(c.m[i].key);
+        free(c.m[i].v);
+    }
+    free(c.m);
+    sv_clear(&inputs);
+    return rc;
+}

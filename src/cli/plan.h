@@ -1,0 +1,31 @@
+/* plan: a shard plan (docs/shardcc-plan.md): which shard owns which TU key, from measured
+ * costs (longest processing time first) or by count. shardcc plan writes it; shardcc shard
+ * and env --plan turn it into the file the seat reads (SHARDCC_PLAN) and its digest, which
+ * goes into the artifact's manifest. */
+#ifndef SHARDCC_PLAN_H
+#define SHARDCC_PLAN_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+#define PLAN_FORMAT 1
+
+struct plan_item {
+    const char *key;
+    double cost; /* seconds (1 each for a count-balanced plan) */
+};
+
+/* Longest processing time first over n shards: items by cost, descending, ties by key;
+ * each to the least loaded shard, ties to the lower shard. Returns the plan's JSON text
+ * (allocated; the same bytes for the same items in any order). method: "lpt"|"sources". */
+char *plan_build(const struct plan_item *items, size_t nitems, int n, const char *method);
+
+/* Reads and checks a plan file for a job of count shards (0: any). On success returns 0
+ * and fills seat_text (the seat's form: "shardcc-plan<TAB>N" then KEY<TAB>SHARD lines,
+ * sorted) and digest ("plan1-" + 32 hex digits of XXH3-128 over seat_text); else 2 or 4
+ * with the reason in err. */
+int plan_load(const char *path, int count, struct strbuf *seat_text, struct strbuf *digest,
+              struct strbuf *err);
+
+#endif

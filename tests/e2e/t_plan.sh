@@ -1,0 +1,66 @@
+# Shards that follow a plan (shardcc plan, shard --plan): every TU the plan names is owned
+# by its shard and only there, a key it lacks falls back to the hash partition, the plan's
+# digest is in the manifest, merge refuses artifacts of two plans and link refuses another
+# plan than the shards'; the link job still hits 100 %. Real nvcc and ccache, 4 small TUs.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+mkdir -p proj/src
+cd proj
+# the fourth TU, which the plan leaves out: a name the hash gives to shard 1
+for x in scan sum max min abs neg exp2 log2; do
+    o=$(shardcc classify --root . --shard 1/2 -- nvcc -c src/$x.cu -o $x.o | python3 -c 'import json,sys; print(json.load(sys.stdin)["owner"])')
+    [ "$o" = 1 ] && break
+done
+[ "$o" = 1 ] || fail "no candidate name hashes to shard 1"
+for k in add mul relu $x; do
+    printf 'template <typename T> __global__ void %s_k(T *x) { x[threadIdx.x] += T(3); }\nvoid %s(float *x) { %s_k<<<1, 32>>>(x); }\n' $k $k $k >src/$k.cu
+done
+cat >build.sh <<'SH'
+#!/bin/sh
+set -e
+rm -rf build && mkdir build
+for f in src/*.cu; do
+    "$CUDACXX" -O2 -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC -c "$PWD/$f" -o "build/$(basename "$f" .cu).o"
+done
+g++ -shared -o build/libk.so build/*.o
+SH
+chmod +x build.sh
+# a plan that names three keys (all on shard 2 of 2); src/$x.cu falls back to the hash
+printf 'src/add.cu\t1\nsrc/mul.cu\t1\nsrc/relu.cu\t1\n' >costs.tsv
+shardcc plan -n 2 costs.tsv -o plan.json 2>/dev/null
+python3 - plan.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["assign"] = {"src/add.cu": 2, "src/mul.cu": 2, "src/relu.cu": 2}
+json.dump(p, open(sys.argv[1], "w"))
+PY
+mkdir ../art
+for i in 1 2; do
+    shardcc shard --plan plan.json --shard $i/2 --cell plan --artifact ../art -- ./build.sh 2>"$T/s$i.err" ||
+        fail "shard $i/2: $(cat "$T/s$i.err")"
+done
+owned() { awk -F'\t' '$7 == "tu" && $8 == "cache" {print $12}' ".shardcc/shard-$1-of-2/journal.tsv" | sort | tr '\n' ' '; }
+expect_eq "shard 2 owns the plan's keys" "$(owned 2)" "src/add.cu src/mul.cu src/relu.cu "
+expect_eq "shard 1 owns the key the plan lacks (the hash's choice)" "$(owned 1)" "src/$x.cu "
+digest=$(tar --zstd -xOf ../art/shard-plan-1-of-2.tar.zst manifest.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["plan"])')
+case "$digest" in plan1-????????????????????????????????) ok "the manifest carries the plan digest $digest" ;;
+*) fail "manifest plan: $digest" ;; esac
+expect_fail 2 "is a plan for 2 shards, this job is one of 3" \
+    shardcc shard --plan plan.json --shard 1/3 --cell plan --artifact ../art -- ./build.sh
+shardcc link --plan plan.json --artifacts ../art --expect-shards 2 -- ./build.sh 2>"$T/l.err" ||
+    fail "link: $(cat "$T/l.err")"
+grep -q "hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards" "$T/l.err" || fail "link: $(tail -2 "$T/l.err")"
+ok "link with the shards' plan: hit rate 100.0% (4/4 TUs)"
+# another plan: the link job refuses it; merge refuses artifacts of two plans
+python3 - plan.json other.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["assign"]["src/add.cu"] = 1
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect_fail 3 "this link job was given the plan" shardcc link --plan other.json --artifacts ../art --expect-shards 2 -- ./build.sh
+mkdir ../art2
+shardcc shard --plan other.json --shard 2/2 --cell plan --artifact ../art2 -- ./build.sh 2>/dev/null
+expect_fail 3 "made with another plan than the others" \
+    shardcc merge --cache ../m1 ../art/shard-plan-1-of-2.tar.zst ../art2/shard-plan-2-of-2.tar.zst
+summary

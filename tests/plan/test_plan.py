@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""shardcc plan on hand-made cost tables: longest processing time first (one TU longer than
+total/N, more shards than TUs, equal costs, a textbook case), byte-stable output, the
+median/latest pick, the count-balanced --sources plan, and the input errors."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+CHECKS, FAILS = 0, []
+
+
+def check(cond, what):
+    global CHECKS
+    CHECKS += 1
+    print(("ok %d - " % CHECKS if cond else "FAIL: ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def table(d, name, rows):
+    p = os.path.join(d, name)
+    with open(p, "w") as f:
+        f.write("# key\tseconds\n")
+        for k, v in rows:
+            f.write("%s\t%s\n" % (k, v))
+    return p
+
+
+def plan(shardcc, args, cwd=None):
+    p = subprocess.run([shardcc, "plan"] + args, capture_output=True, text=True, cwd=cwd)
+    return p.returncode, (json.loads(p.stdout) if p.returncode == 0 and p.stdout else None), p.stdout, p.stderr
+
+
+def loads(pl):
+    out = {}
+    for k, s in pl["assign"].items():
+        out[s] = out.get(s, 0) + pl["cost"][k]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shardcc", required=True)
+    sh = ap.parse_args().shardcc
+    with tempfile.TemporaryDirectory(prefix="shardcc-plan.") as d:
+        # one TU longer than total/N: it gets a shard of its own, the rest share the others
+        t = table(d, "long.tsv", [("big.cu", 100)] + [("t%d.cu" % i, 10) for i in range(6)])
+        rc, pl, _, err = plan(sh, ["-n", "3", t])
+        check(rc == 0 and pl["makespan"]["plan"] == 100 and pl["makespan"]["ideal"] == 100,
+              "a TU longer than total/N: makespan = ideal = that TU (%s)" % (pl and pl["makespan"]))
+        check(pl and [k for k, s in pl["assign"].items() if s == pl["assign"]["big.cu"]] == ["big.cu"],
+              "the long TU has its shard alone")
+        check(pl and sorted(loads(pl).values()) == [30, 30, 100], "the others split 30/30")
+        # more shards than TUs: the extra shards are empty, each TU alone
+        t = table(d, "few.tsv", [("a.cu", 5), ("b.cu", 7)])
+        rc, pl, _, _ = plan(sh, ["-n", "5", t])
+        check(rc == 0 and pl["assign"] == {"b.cu": 1, "a.cu": 2} and pl["makespan"]["plan"] == 7,
+              "more shards than TUs: b.cu -> 1, a.cu -> 2, makespan 7")
+        check(pl and [x["tus"] for x in pl["shards"]] == [1, 1, 0, 0, 0], "shards 3..5 empty")
+        # equal costs: round robin in key order (the deterministic tie-breaks)
+        t = table(d, "equal.tsv", [("k%d.cu" % i, 5) for i in (6, 1, 4, 2, 5, 3)])
+        rc, pl, _, _ = plan(sh, ["-n", "3", t])
+        check(rc == 0 and pl["assign"] == {"k1.cu": 1, "k2.cu": 2, "k3.cu": 3, "k4.cu": 1, "k5.cu": 2, "k6.cu": 3},
+              "equal costs: keys in order, round robin (%s)" % (pl and pl["assign"]))
+        # a textbook LPT case: 3 machines, costs 5 5 4 4 3 3 3: LPT gives 11, the optimum is 9
+        t = table(d, "text.tsv", list(zip("abcdefg", (5, 5, 4, 4, 3, 3, 3))))
+        rc, pl, _, _ = plan(sh, ["-n", "3", t])
+        check(rc == 0 and pl["makespan"]["plan"] == 11 and pl["makespan"]["ideal"] == 9,
+              "textbook: LPT 11 against the ideal 9 (within 4/3 - 1/(3m))")
+        # byte-stable: the same table in another order, and twice
+        rows = [("x%02d.cu" % i, (i * 37) % 23 + 1) for i in range(40)]
+        a = plan(sh, ["-n", "7", table(d, "s1.tsv", rows)])[2]
+        b = plan(sh, ["-n", "7", table(d, "s2.tsv", rows[::-1])])[2]
+        check(a == b and a == plan(sh, ["-n", "7", table(d, "s1.tsv", rows)])[2],
+              "the same costs in any order give the same bytes")
+        # several measurements: median (default) or latest
+        t1, t2, t3 = (table(d, "m%d.tsv" % i, [("a.cu", v), ("b.cu", 1)]) for i, v in ((1, 10), (2, 40), (3, 30)))
+        rc, pl, _, _ = plan(sh, ["-n", "2", t1, t2, t3])
+        check(rc == 0 and pl["cost"]["a.cu"] == 30, "median of 10, 40, 30 is 30")
+        rc, pl, _, _ = plan(sh, ["-n", "2", "--pick", "latest", t1, t3, t2])
+        check(rc == 0 and pl["cost"]["a.cu"] == 40, "latest: the last input's 40")
+        # --sources: count-balanced over the sources under the root
+        root = os.path.join(d, "proj")
+        for rel in ["src/a.cu", "src/b.cu", "src/c.cpp", "src/k/d.cu", "src/k/e.cc", "f.c", "g.cxx",
+                    "build/gen.cu", ".shardcc/x.cu", "include/h.h", "README.md"]:
+            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+            open(os.path.join(root, rel), "w").close()
+        rc, pl, _, err = plan(sh, ["-n", "7", "--sources", "--root", root])
+        check(rc == 0 and sorted(pl["assign"]) == ["f.c", "g.cxx", "src/a.cu", "src/b.cu", "src/c.cpp",
+                                                   "src/k/d.cu", "src/k/e.cc"],
+              "--sources: the 7 sources, not build/, .shardcc/ or headers (%s)" % (pl and sorted(pl["assign"])))
+        check(pl and [x["tus"] for x in pl["shards"]] == [1] * 7, "--sources: 7 TUs over 7 shards, none empty")
+        rc, pl, _, _ = plan(sh, ["-n", "3", "--sources", "--root", root])
+        check(rc == 0 and [x["tus"] for x in pl["shards"]] == [3, 2, 2], "--sources: 7 over 3 is 3/2/2")
+        # errors
+        bad = table(d, "bad.tsv", [("a.cu", "ten")])
+        rc, _, _, err = plan(sh, ["-n", "2", bad])
+        check(rc == 2 and "bad.tsv:2: expected KEY<TAB>SECONDS" in err, "a malformed cost table: exit 2, file:line")
+        rc, _, _, err = plan(sh, ["-n", "2", os.path.join(d, "missing.tsv")])
+        check(rc == 4 and "cannot read" in err, "a missing input: exit 4")
+        rc, _, _, err = plan(sh, [t1])
+        check(rc == 2 and "-n N is required" in err, "no -n: exit 2")
+        rc, _, _, err = plan(sh, ["-n", "2"])
+        check(rc == 2 and "no input" in err, "no input: exit 2")
+        out = os.path.join(d, "plan.json")
+        rc, _, stdout, _ = plan(sh, ["-n", "2", "-o", out, t1])
+        check(rc == 0 and stdout == "" and json.load(open(out))["n"] == 2, "-o writes the file, not stdout")
+    print("%d checks, %d failed" % (CHECKS, len(FAILS)))
+    sys.exit(1 if FAILS else 0)
+
+
+if __name__ == "__main__":
+    main()
