@@ -19,6 +19,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 /* A count 1..100000 written in decimal digits only; 0 when it is anything else. */
 int parse_count(const char *s);

@@ -5,6 +5,7 @@
 #include "args.h"
 #include "classify.h"
 #include "cli.h"
+#include "explain.h"
 #include "jobenv.h"
 #include "jrnl.h"
 #include "merge.h"
@@ -112,9 +113,10 @@ int cmd_link(int argc, char **argv)
     mo.cache = o.cache;
     struct merge_result mr;
     rc = merge_run(&mo, &mr);
-    free(mo.inputs);
-    if (rc)
+    if (rc) {
+        free(mo.inputs);
         return rc;
+    }
     fprintf(stderr, CMD ": merged %d/%d shards of cell %s: %zu cache entries\n", mr.present,
             mr.count, mr.cell, mr.added);
 
@@ -221,6 +223,21 @@ int cmd_link(int argc, char **argv)
                      "cache (listed above)",
                      rate * 100.0, min_rate * 100.0, misses, misses == 1 ? "" : "s");
         rc = EXIT_GUARD;
+        /* why: what each missed TU's owner ran against what this job ran */
+        char **files = NULL;
+        size_t nf = 0;
+        json_t **m = NULL;
+        if (merge_expand_inputs(&mo, &files, &nf) == 0 &&
+            explain_load_manifests(files, nf, &m, CMD) == 0) {
+            fflush(stdout);
+            explain_misses(m, nf, &j, stderr);
+        }
+        for (size_t i = 0; m && i < nf; i++)
+            json_decref(m[i]);
+        free(m);
+        for (size_t i = 0; i < nf; i++)
+            free(files[i]);
+        free(files);
     }
     /* what shardcc report reads: ROOT/.shardcc/link/summary.json */
     struct strbuf sp = STRBUF_INIT;
@@ -239,5 +256,6 @@ int cmd_link(int argc, char **argv)
     sb_release(&sp);
     jrnl_release(&j);
     jobenv_release(&env);
+    free(mo.inputs);
     return rc;
 }

@@ -116,11 +116,20 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     for (size_t k = 0; k < j->n; k++) {
         const struct jrec *r = &j->r[k];
         if (jrec_is_tu(r)) {
-            json_array_append_new(
-                tus, json_pack("{s:s?, s:s, s:f, s:i, s:o, s:o}", "key", r->key, "decision",
-                               strcmp(r->action, "stub") ? "owned" : "stubbed", "seconds",
-                               (double)r->dur_us / 1e6, "status", r->status, "outcome",
-                               str_or_null(r->outcome), "result", str_or_null(r->result_key)));
+            json_t *t = json_pack("{s:s?, s:s, s:f, s:i, s:o, s:o}", "key", r->key, "decision",
+                                  strcmp(r->action, "stub") ? "owned" : "stubbed", "seconds",
+                                  (double)r->dur_us / 1e6, "status", r->status, "outcome",
+                                  str_or_null(r->outcome), "result", str_or_null(r->result_key));
+            /* what the owner ran: shardcc explain compares the link job's with it */
+            const struct strvec *av =
+                strcmp(r->action, "stub") && r->key ? jrnl_argv(j, r->key) : NULL;
+            if (av) {
+                json_t *arr = json_array();
+                for (size_t q = 0; q < av->n; q++)
+                    json_array_append_new(arr, json_string(av->v[q]));
+                json_object_set_new(t, "argv", arr);
+            }
+            json_array_append_new(tus, t);
         } else if (!strcmp(r->kind, "other") && r->result_key) {
             json_array_append_new(
                 others, json_pack("{s:o, s:o, s:s}", "output", str_or_null(r->output), "outcome",

@@ -79,6 +79,47 @@ static int parse_line(const char *line, size_t len, struct jrec *r)
     return 0;
 }
 
+static char *unescape_arg(const char *s, size_t n)
+{
+    struct strbuf b = STRBUF_INIT;
+    sb_add(&b, "", 0);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n) {
+            char c = s[++i];
+            sb_addc(&b, c == 't' ? '\t' : c == 'n' ? '\n' : c);
+        } else {
+            sb_addc(&b, s[i]);
+        }
+    }
+    return sb_detach(&b);
+}
+
+/* key TAB arg TAB arg ... */
+static void parse_argv(const char *s, size_t len, struct jrnl *j)
+{
+    const char *end = s + len, *t = memchr(s, '\t', len);
+    const char *kend = t ? t : end;
+    if (j->na % 64 == 0)
+        j->a = xrealloc(j->a, (j->na + 64) * sizeof *j->a);
+    struct jargv *a = &j->a[j->na++];
+    memset(a, 0, sizeof *a);
+    a->key = unescape(s, (size_t)(kend - s));
+    while (t) {
+        s = t + 1;
+        t = memchr(s, '\t', (size_t)(end - s));
+        const char *e = t ? t : end;
+        sv_push_owned(&a->argv, unescape_arg(s, (size_t)(e - s)));
+    }
+}
+
+const struct strvec *jrnl_argv(const struct jrnl *j, const char *key)
+{
+    for (size_t i = j->na; i-- > 0;)
+        if (j->a[i].key && !strcmp(j->a[i].key, key))
+            return &j->a[i].argv;
+    return NULL;
+}
+
 int jrnl_load(const char *path, struct jrnl *j)
 {
     memset(j, 0, sizeof *j);
@@ -102,7 +143,9 @@ int jrnl_load(const char *path, struct jrnl *j)
             alloc = alloc ? alloc * 2 : 256;
             j->r = xrealloc(j->r, alloc * sizeof *j->r);
         }
-        if (parse_line(s, (size_t)(nl - s), &j->r[j->n]) == 0)
+        if ((size_t)(nl - s) > 5 && !memcmp(s, JOURNAL_ARGV_MAGIC "\t", 5)) {
+            parse_argv(s + 5, (size_t)(nl - s) - 5, j);
+        } else if (parse_line(s, (size_t)(nl - s), &j->r[j->n]) == 0)
             j->n++;
         else if (nl > s)
             j->skipped++;
@@ -121,6 +164,11 @@ void jrnl_release(struct jrnl *j)
         free(j->r[i].result_key);
     }
     free(j->r);
+    for (size_t i = 0; i < j->na; i++) {
+        free(j->a[i].key);
+        sv_clear(&j->a[i].argv);
+    }
+    free(j->a);
     memset(j, 0, sizeof *j);
 }
 

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strvec.h"
+
 struct jrec {
     uint64_t wall_us, dur_us;
     long pid;
@@ -14,15 +16,25 @@ struct jrec {
     char *key, *output, *outcome, *result_key; /* NULL when "-" */
 };
 
+/* A cached TU's canonical arguments (an SCA1 line, after its record). */
+struct jargv {
+    char *key;
+    struct strvec argv;
+};
+
 struct jrnl {
     struct jrec *r;
     size_t n;
+    struct jargv *a;
+    size_t na;
     size_t skipped; /* lines that were not well-formed records */
 };
 
 /* Loads path (a missing file is an empty journal). 0 or an errno. */
 int jrnl_load(const char *path, struct jrnl *j);
 void jrnl_release(struct jrnl *j);
+/* The arguments the journal recorded last for key, or NULL. */
+const struct strvec *jrnl_argv(const struct jrnl *j, const char *key);
 
 struct jstats {
     size_t tu;      /* TU compiles seen (cached or stubbed) */

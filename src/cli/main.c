@@ -21,6 +21,7 @@ static const struct command {
     {"local", cmd_local, "run the whole pipeline (N shards, then the link) on this machine"},
     {"compare", cmd_compare, "are two objects, libraries or wheels the same bytes?"},
     {"plan", cmd_plan, "assign TUs to shards from measured compile times (or by count)"},
+    {"explain", cmd_explain, "why the link job's misses missed: what differs from the owner"},
     {"report", cmd_report, "report a cell's shards and link job (text, or markdown for CI)"},
     {"matrix", cmd_matrix, "plan a build farm's shard and link jobs from package YAML files"},
 };

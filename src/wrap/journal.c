@@ -25,6 +25,21 @@ static void add_escaped(struct strbuf *sb, const char *s)
     }
 }
 
+/* An argument as it is: "" stays empty (no "-" for absent: arguments are never absent). */
+static void add_escaped_arg(struct strbuf *sb, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\t')
+            sb_adds(sb, "\\t");
+        else if (*s == '\n')
+            sb_adds(sb, "\\n");
+        else if (*s == '\\')
+            sb_adds(sb, "\\\\");
+        else
+            sb_addc(sb, *s);
+    }
+}
+
 void journal_format(const struct journal_rec *r, struct strbuf *out)
 {
     sb_addf(out, JOURNAL_MAGIC "\t%" PRIu64 "\t%ld\t%s\t%s\t%d/%d\t%s\t%s\t%d\t%" PRIu64 "\t",
@@ -43,6 +58,15 @@ void journal_format(const struct journal_rec *r, struct strbuf *out)
     sb_addc(out, '\t');
     add_escaped(out, r->result_key);
     sb_addc(out, '\n');
+    if (r->argv && r->key) {
+        sb_adds(out, JOURNAL_ARGV_MAGIC "\t");
+        add_escaped(out, r->key);
+        for (size_t i = 0; i < r->argv->n; i++) {
+            sb_addc(out, '\t');
+            add_escaped_arg(out, r->argv->v[i]);
+        }
+        sb_addc(out, '\n');
+    }
 }
 
 int journal_append(int fd, const struct journal_rec *rec)

@@ -7,8 +7,11 @@
 #include <stdint.h>
 
 #include "classify.h"
+#include "strvec.h"
 
 #define JOURNAL_MAGIC "SCJ2"
+/* a TU compile's canonical arguments, the line after its record (shardcc explain) */
+#define JOURNAL_ARGV_MAGIC "SCA1"
 
 struct journal_rec {
     uint64_t wall_us;
@@ -21,13 +24,15 @@ struct journal_rec {
     int status;
     uint64_t dur_us;
     int owner;
-    const char *key;        /* or NULL */
-    const char *output;     /* or NULL */
-    const char *outcome;    /* ccache's outcome for a cached call (hit, miss, ...), or NULL */
-    const char *result_key; /* ccache's result key for a cached call, or NULL */
+    const char *key;           /* or NULL */
+    const char *output;        /* or NULL */
+    const char *outcome;       /* ccache's outcome for a cached call (hit, miss, ...), or NULL */
+    const char *result_key;    /* ccache's result key for a cached call, or NULL */
+    const struct strvec *argv; /* a cached TU's canonical arguments, or NULL */
 };
 
-/* Formats rec as one line (fields escaped: \t \n \\). */
+/* Formats rec as one line (fields escaped: \t \n \\), followed by its SCA1 line
+ * ("SCA1<TAB>key<TAB>arg<TAB>arg...") when rec->argv is set. */
 void journal_format(const struct journal_rec *rec, struct strbuf *out);
 /* Appends rec, with one write, to fd (from plat_open_append). 0 or an errno. */
 int journal_append(int fd, const struct journal_rec *rec);

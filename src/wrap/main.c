@@ -341,7 +341,9 @@ int main(int argc, char **argv)
                                 call.key,
                                 call.output,
                                 outcome.outcome[0] ? outcome.outcome : NULL,
-                                outcome.result_key[0] ? outcome.result_key : NULL};
+                                outcome.result_key[0] ? outcome.result_key : NULL,
+                                call.kind == KIND_TU && call.action == ACTION_CACHE ? &call.argv
+                                                                                    : NULL};
         int e = journal_append(journal_fd, &r);
         int ce = plat_close(journal_fd);
         if (!e)

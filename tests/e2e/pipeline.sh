@@ -37,8 +37,8 @@ pipeline() {
                 fail "shard $i/$n failed: $(cat "$T/shard.err")"
             local j=.shardcc/shard-$i-of-$n/journal.tsv
             local owned seen
-            owned=$(awk -F'\t' '$7 == "tu" && $8 == "cache" && $4 == "nvcc"' "$j" | wc -l)
-            seen=$(awk -F'\t' '$7 == "tu" && $4 == "nvcc"' "$j" | wc -l)
+            owned=$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $8 == "cache" && $4 == "nvcc"' "$j" | wc -l)
+            seen=$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $4 == "nvcc"' "$j" | wc -l)
             [ "$seen" = "$TUS" ] || fail "shard $i/$n saw $seen CUDA TUs, expected $TUS"
             owned_total=$((owned_total + owned))
             cp "$j" "../journal-$n-$i.tsv"
@@ -54,7 +54,7 @@ pipeline() {
         ok "N=$n: link reports hit rate 100.0% ($TUS/$TUS TUs), 0 stubs, $n/$n shards"
         expect_eq "N=$n: link journal hits" "$(journal_count .shardcc/link/journal.tsv tu cache 0)" "$TUS"
         expect_eq "N=$n: link journal hit outcomes" \
-            "$(awk -F'\t' '$7 == "tu" && $14 == "hit"' .shardcc/link/journal.tsv | wc -l)" "$TUS"
+            "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $14 == "hit"' .shardcc/link/journal.tsv | wc -l)" "$TUS"
         shardcc compare build/libkern.so ../plain/libkern.so >"$T/cmp.out" ||
             fail "N=$n: $(cat "$T/cmp.out")"
         ok "N=$n: $(cat "$T/cmp.out")"

@@ -28,7 +28,7 @@ rm -f "$SHARDCC_JOURNAL"
 cmake --build proj/build1 >/dev/null
 expect_eq "journal: TU compiles through ccache" "$(journal_count "$SHARDCC_JOURNAL" tu cache 0)" "26"
 expect_eq "journal: stubs" "$(journal_count "$SHARDCC_JOURNAL" tu stub)" "0"
-expect_eq "journal: CUDA TUs" "$(awk -F'\t' '$4 == "nvcc" && $7 == "tu"' "$SHARDCC_JOURNAL" | wc -l)" "24"
+expect_eq "journal: CUDA TUs" "$(awk -F'\t' '$1 == "SCJ2" && $4 == "nvcc" && $7 == "tu"' "$SHARDCC_JOURNAL" | wc -l)" "24"
 expect_eq "ccache misses" "$(statslog_count "$CCACHE_STATSLOG" cache_miss)" "26"
 same_masked "libkern.so: seat build vs plain build" proj/build1/libkern.so plain/libkern.so
 

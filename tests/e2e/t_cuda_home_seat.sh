@@ -36,7 +36,7 @@ for i in 1 2; do
     shardcc shard --cuda-home-seat --shard $i/2 --cell ch --artifact ../art -- ./build.sh 2>"$T/s.err" ||
         fail "shard $i/2: $(cat "$T/s.err")"
     j=.shardcc/shard-$i-of-2/journal.tsv
-    expect_eq "shard $i/2: TUs seen through \$CUDA_HOME/bin/nvcc" "$(awk -F'\t' '$4 == "nvcc" && $7 == "tu"' "$j" | wc -l)" "4"
+    expect_eq "shard $i/2: TUs seen through \$CUDA_HOME/bin/nvcc" "$(awk -F'\t' '$1 == "SCJ2" && $4 == "nvcc" && $7 == "tu"' "$j" | wc -l)" "4"
     expect_eq "shard $i/2: nvcc --version ran directly" "$(journal_count "$j" info direct 0)" "1"
     owned=$((owned + $(journal_count "$j" tu cache 0)))
     cp "$j" ../journal-$i.tsv

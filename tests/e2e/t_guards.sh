@@ -92,6 +92,12 @@ for k in add mul relu; do
     grep -q "miss: src/$k.cu (miss)" "$T/.err" || fail "src/$k.cu not listed as a miss: $(cat "$T/.err")"
 done
 ok "every miss listed by key"
+for k in add mul relu; do
+    grep -q "explain: src/$k.cu (miss): this job ran it with other arguments than its owner" "$T/.err" ||
+        fail "src/$k.cu: no explanation: $(cat "$T/.err")"
+done
+grep -q "only in the link job: -DSCALE=2" "$T/.err" || fail "the explanation does not name -DSCALE=2: $(cat "$T/.err")"
+ok "the link job explains each miss by the flag only it passed: -DSCALE=2"
 { grep -q "hit rate 0.0% (0/3 TUs), 0 stubs, 2/2 shards" "$T/.err"; } || fail "summary: hit rate 0.0% (0/3 TUs)"
 ok "summary: hit rate 0.0% (0/3 TUs)"
 # ... and the good link job passes

@@ -39,7 +39,7 @@ for i in 1 2; do
     shardcc shard --plan plan.json --shard $i/2 --cell plan --artifact ../art -- ./build.sh 2>"$T/s$i.err" ||
         fail "shard $i/2: $(cat "$T/s$i.err")"
 done
-owned() { awk -F'\t' '$7 == "tu" && $8 == "cache" {print $12}' ".shardcc/shard-$1-of-2/journal.tsv" | sort | tr '\n' ' '; }
+owned() { awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $8 == "cache" {print $12}' ".shardcc/shard-$1-of-2/journal.tsv" | sort | tr '\n' ' '; }
 expect_eq "shard 2 owns the plan's keys" "$(owned 2)" "src/add.cu src/mul.cu src/relu.cu "
 expect_eq "shard 1 owns the key the plan lacks (the hash's choice)" "$(owned 1)" "src/$x.cu "
 digest=$(tar --zstd -xOf ../art/shard-plan-1-of-2.tar.zst manifest.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["plan"])')

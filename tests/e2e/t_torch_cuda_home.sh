@@ -13,5 +13,5 @@ ok "torch took its non-ninja path"
 ok "no depfile written: nvcc ran without -MD/-MF (the \"none\" form)"
 torch_pipeline cuda-home 2 $CUDA_TUS "--cuda-home-seat"
 expect_eq "cuda-home: the shard's TUs came through \$CUDA_HOME/bin/nvcc" \
-    "$(awk -F'\t' '$7 == "tu" && $4 == "nvcc"' .shardcc/shard-1-of-2/journal.tsv | wc -l)" "$CUDA_TUS"
+    "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $4 == "nvcc"' .shardcc/shard-1-of-2/journal.tsv | wc -l)" "$CUDA_TUS"
 summary

@@ -10,8 +10,8 @@ torch_setup
 torch_baseline
 torch_pipeline host-seat 2 $((CUDA_TUS + 2)) "--host-seat"
 j=.shardcc/link/journal.tsv
-expect_eq "host seat: the link job's host TUs" "$(awk -F'\t' '$7 == "tu" && $4 != "nvcc"' "$j" | wc -l)" "2"
+expect_eq "host seat: the link job's host TUs" "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $4 != "nvcc"' "$j" | wc -l)" "2"
 expect_eq "host seat: TU compiles in the link job that were not hits" \
-    "$(awk -F'\t' '$7 == "tu" && $14 != "hit"' "$j" | wc -l)" "0"
+    "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $14 != "hit"' "$j" | wc -l)" "0"
 torch_check_cpu
 summary

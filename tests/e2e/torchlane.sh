@@ -29,7 +29,7 @@ torch_pipeline() {
         env "$@" shardcc shard $opts --shard "$i/$n" --cell "torch-$name" --artifact "../art-$name" \
             -- sh -c "$WHEEL" >"$T/shard.log" 2>&1 || fail "$name: shard $i/$n: $(tail -20 "$T/shard.log")"
         local j=.shardcc/shard-$i-of-$n/journal.tsv
-        expect_eq "$name: shard $i/$n: TUs the seats saw" "$(awk -F'\t' '$7 == "tu"' "$j" | wc -l)" "$tus"
+        expect_eq "$name: shard $i/$n: TUs the seats saw" "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu"' "$j" | wc -l)" "$tus"
         owned=$((owned + $(journal_count "$j" tu cache 0)))
     done
     expect_eq "$name: every TU owned by exactly one shard" "$owned" "$tus"

@@ -26,7 +26,8 @@ static void test_format(void **state)
                             "src/a\tb.cu",
                             "o\\x.o",
                             "hit",
-                            "89d36m1m5rvkes48dc7phaju4ecmo8m9m"};
+                            "89d36m1m5rvkes48dc7phaju4ecmo8m9m",
+                            NULL};
     struct strbuf sb = STRBUF_INIT;
     journal_format(&r, &sb);
     assert_string_equal(sb_str(&sb),
@@ -34,10 +35,22 @@ static void test_format(void **state)
                         "\t3\tsrc/a\\tb.cu\to\\\\x.o\thit\t89d36m1m5rvkes48dc7phaju4ecmo8m9m\n");
     sb_reset(&sb);
     struct journal_rec o = {1, 1, SEAT_CXX, PHASE_LINK, 0,    0,    KIND_INFO, ACTION_DIRECT,
-                            1, 5, 0,        NULL,       NULL, NULL, NULL};
+                            1, 5, 0,        NULL,       NULL, NULL, NULL,      NULL};
     journal_format(&o, &sb);
     assert_string_equal(sb_str(&sb),
                         "SCJ2\t1\t1\tc++\tlink\t0/0\tinfo\tdirect\t1\t5\t-\t-\t-\t-\t-\n");
+    /* a cached TU's arguments follow its record: escaped, an empty one kept empty */
+    sb_reset(&sb);
+    struct strvec av = STRVEC_INIT;
+    sv_push(&av, "-DX=a\tb");
+    sv_push(&av, "");
+    sv_push(&av, "-");
+    r.argv = &av;
+    journal_format(&r, &sb);
+    const char *nl = strchr(sb_str(&sb), '\n');
+    assert_non_null(nl);
+    assert_string_equal(nl + 1, "SCA1\tsrc/a\\tb.cu\t-DX=a\\tb\t\t-\n");
+    sv_clear(&av);
     sb_release(&sb);
 }
 

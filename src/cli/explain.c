@@ -1,0 +1,152 @@
+/* explain: why a TU missed the cache in the link job. Compares what its owner shard ran (the
+ * canonical arguments in the artifact's manifest, recorded from the seat's SCA1 journal
+ * lines) with what the link job ran (its journal's SCA1 line). The toolchain fingerprint is
+ * already one (the link job checks it before building), so equal arguments leave the inputs:
+ * a header or a generated file that differs between the two jobs. */
+#include "explain.h"
+#include "artifact.h"
+#include "classify.h"
+#include "cli.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct owner {
+    int shard, count, status;
+    json_t *argv; /* array of strings, or NULL */
+};
+
+static int find_owner(json_t *const *m, size_t nm, const char *key, struct owner *o)
+{
+    for (size_t i = 0; i < nm; i++) {
+        size_t k;
+        json_t *t;
+        json_array_foreach(json_object_get(m[i], "tus"), k, t)
+        {
+            const char *tk = json_string_value(json_object_get(t, "key"));
+            const char *d = json_string_value(json_object_get(t, "decision"));
+            if (tk && d && !strcmp(tk, key) && !strcmp(d, "owned")) {
+                o->shard = (int)json_integer_value(json_object_get(m[i], "shard"));
+                o->count = (int)json_integer_value(json_object_get(m[i], "count"));
+                o->status = (int)json_integer_value(json_object_get(t, "status"));
+                o->argv = json_object_get(t, "argv");
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Items of a (in order) that b lacks, counting repeats: a multiset difference. */
+static void only_in(const char *const *a, size_t na, const char *const *b, size_t nb,
+                    struct strbuf *out)
+{
+    char *used = calloc(nb ? nb : 1, 1);
+    for (size_t i = 0; i < na; i++) {
+        size_t k = 0;
+        while (k < nb && (used[k] || strcmp(a[i], b[k])))
+            k++;
+        if (k < nb)
+            used[k] = 1;
+        else
+            sb_addf(out, "%s%s", out->len ? " " : "", a[i]);
+    }
+    free(used);
+}
+
+size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *link, FILE *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < link->n; i++) {
+        const struct jrec *r = &link->r[i];
+        if (!jrec_is_tu(r) || !strcmp(r->action, "stub") || !r->key ||
+            (r->status == 0 && r->outcome && !strcmp(r->outcome, "hit")))
+            continue;
+        n++;
+        struct owner o = {0, 0, 0, NULL};
+        const char *why = r->status ? "its compile failed" : r->outcome ? r->outcome : "no outcome";
+        if (!find_owner(manifests, nm, r->key, &o)) {
+            fprintf(out,
+                    "explain: %s (%s): no shard owned it: every shard stubbed it or never "
+                    "saw it (a TU only the link build compiles: a source generated here, "
+                    "another target list, a missing shard?)\n",
+                    r->key, why);
+            continue;
+        }
+        if (o.status) {
+            fprintf(out,
+                    "explain: %s (%s): its owner, shard %d/%d, failed to compile it (exit "
+                    "status %d)\n",
+                    r->key, why, o.shard, o.count, o.status);
+            continue;
+        }
+        const struct strvec *mine = jrnl_argv(link, r->key);
+        if (!json_is_array(o.argv) || !mine) {
+            fprintf(out,
+                    "explain: %s (%s): owned by shard %d/%d; cannot compare: %s records no "
+                    "arguments for it\n",
+                    r->key, why, o.shard, o.count,
+                    !mine ? "this job's journal" : "the shard's artifact (an older shardcc?)");
+            continue;
+        }
+        size_t na = json_array_size(o.argv);
+        const char **theirs = xmalloc((na ? na : 1) * sizeof *theirs);
+        for (size_t k = 0; k < na; k++) {
+            const char *s = json_string_value(json_array_get(o.argv, k));
+            theirs[k] = s ? s : "";
+        }
+        struct strbuf only_link = STRBUF_INIT, only_owner = STRBUF_INIT;
+        only_in((const char *const *)mine->v, mine->n, theirs, na, &only_link);
+        only_in(theirs, na, (const char *const *)mine->v, mine->n, &only_owner);
+        int same_order = only_link.len == 0 && only_owner.len == 0 && na == mine->n;
+        for (size_t k = 0; same_order && k < na; k++)
+            same_order = !strcmp(theirs[k], mine->v[k]);
+        if (only_link.len || only_owner.len) {
+            fprintf(out,
+                    "explain: %s (%s): this job ran it with other arguments than its owner, "
+                    "shard %d/%d:\n",
+                    r->key, why, o.shard, o.count);
+            if (only_link.len)
+                fprintf(out, "  only in the link job: %s\n", sb_str(&only_link));
+            if (only_owner.len)
+                fprintf(out, "  only in shard %d's: %s\n", o.shard, sb_str(&only_owner));
+        } else if (!same_order) {
+            fprintf(out,
+                    "explain: %s (%s): the same arguments as its owner, shard %d/%d, in "
+                    "another order\n",
+                    r->key, why, o.shard, o.count);
+        } else {
+            fprintf(out,
+                    "explain: %s (%s): the same arguments and toolchain as its owner, shard "
+                    "%d/%d: an input differed (a header or a generated file). To see which, run "
+                    "both builds with CCACHE_DEBUG=1 and diff the OBJECT.ccache-input-text "
+                    "files ccache writes beside the object\n",
+                    r->key, why, o.shard, o.count);
+        }
+        sb_release(&only_link);
+        sb_release(&only_owner);
+        free(theirs);
+    }
+    return n;
+}
+
+int explain_load_manifests(char **files, size_t n, json_t ***out, const char *cmd)
+{
+    *out = calloc(n ? n : 1, sizeof **out);
+    for (size_t i = 0; i < n; i++) {
+        struct strbuf err = STRBUF_INIT;
+        int rc = artifact_read_manifest(files[i], &(*out)[i], &err);
+        if (rc) {
+            fprintf(stderr, "%s: %s\n", cmd, sb_str(&err));
+            sb_release(&err);
+            for (size_t k = 0; k < i; k++)
+                json_decref((*out)[k]);
+            free(*out);
+            *out = NULL;
+            return rc;
+        }
+        sb_release(&err);
+    }
+    return EXIT_OK;
+}
