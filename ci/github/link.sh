@@ -25,6 +25,7 @@ true) opts+=(--host-seat) ;;
 false) ;;
 *) echo "::error::shardcc: host-seat is true or false, not \"$SHARDCC_IN_HOST_SEAT\""; exit 2 ;;
 esac
+[ -z "${SHARDCC_IN_PLAN:-}" ] || opts+=(--plan "$SHARDCC_IN_PLAN")
 mkdir -p "$arts"
 echo "::group::shardcc link ${SHARDCC_IN_CELL} (${SHARDCC_IN_COUNT} shards)"
 rc=0

@@ -11,6 +11,7 @@ true) opts+=(--host-seat) ;;
 false) ;;
 *) echo "::error::shardcc: host-seat is true or false, not \"$SHARDCC_IN_HOST_SEAT\""; exit 2 ;;
 esac
+[ -z "${SHARDCC_IN_PLAN:-}" ] || opts+=(--plan "$SHARDCC_IN_PLAN")
 echo "::group::shardcc shard ${SHARDCC_IN_CELL} ${SHARDCC_IN_SHARD}"
 rc=0
 shardcc shard "${opts[@]}" -- sh -c "$SHARDCC_IN_BUILD" || rc=$?

@@ -6,10 +6,12 @@
 #include "cli.h"
 #include "jobenv.h"
 #include "jrnl.h"
+#include "path.h"
 #include "platform.h"
 #include "strvec.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@
 
 static const char usage[] =
     "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR] [--host-seat]\n"
-    "                     [--cuda-home-seat] [--no-baseline] -- BUILD...\n"
+    "                     [--cuda-home-seat] [--plan FILE] [--no-baseline] -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline), then shards 1..N, each\n"
     "after CMD cleaned the build tree (as in a fresh CI job), then the link job, and prints\n"
@@ -35,6 +37,8 @@ static const char usage[] =
     "  --root DIR      the project root (default: .)\n"
     "  --host-seat     also shard the host C/C++ TUs (CXX/CC)\n"
     "  --cuda-home-seat  also seat $CUDA_HOME/bin/nvcc (a shadow CUDA_HOME; see shardcc env)\n"
+    "  --plan FILE     the shards follow this plan (shardcc plan); the table shows its\n"
+    "                  predicted seconds per shard next to the measured ones\n"
     "  --no-baseline   skip the unsharded build\n"
     "\n"
     "Exit status: that of the first step that failed (1 build, 3 guard, 4 I/O), else 0.\n";
@@ -70,10 +74,14 @@ static int run_logged(char **argv, const char *log)
 
 /* The options shard and link jobs share, then "--" and the build command. */
 static void push_job_tail(struct strvec *v, const char *root, int host_seat, int cuda_home_seat,
-                          char **build, int nbuild)
+                          const char *plan, char **build, int nbuild)
 {
     sv_push(v, "--root");
     sv_push(v, root);
+    if (plan) {
+        sv_push(v, "--plan");
+        sv_push(v, plan);
+    }
     if (host_seat)
         sv_push(v, "--host-seat");
     if (cuda_home_seat)
@@ -120,7 +128,7 @@ static void plain_environment(void)
 int cmd_local(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, CMD, 0};
-    const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".";
+    const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".", *plan = NULL;
     int host_seat = 0, cuda_home_seat = 0, baseline = 1;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
@@ -131,7 +139,8 @@ int cmd_local(int argc, char **argv)
             break;
         if (args_value(&a, "-n", &n_s) || args_value(&a, "--jobs", &jobs) ||
             args_value(&a, "--clean", &clean) || args_value(&a, "--cell", &cell) ||
-            args_value(&a, "--root", &root) || (args_flag(&a, "--host-seat") && (host_seat = 1)) ||
+            args_value(&a, "--root", &root) || args_value(&a, "--plan", &plan) ||
+            (args_flag(&a, "--host-seat") && (host_seat = 1)) ||
             (args_flag(&a, "--cuda-home-seat") && (cuda_home_seat = 1)) ||
             (args_flag(&a, "--no-baseline") && !(baseline = 0)))
             continue;
@@ -165,6 +174,25 @@ int cmd_local(int argc, char **argv)
     if (plat_realpath(root, &rroot) != 0) {
         fprintf(stderr, CMD ": --root \"%s\": %s\n", root, strerror(errno));
         return EXIT_USAGE;
+    }
+    /* the plan: absolute (the jobs run with another --root resolution), and its predictions */
+    struct strbuf planbuf = STRBUF_INIT;
+    const char *plan_abs = NULL;
+    json_t *plan_doc = NULL;
+    if (plan) {
+        struct strbuf cwd = STRBUF_INIT;
+        plat_getcwd(&cwd);
+        path_absolute(sb_str(&cwd), plan, &planbuf);
+        sb_release(&cwd);
+        plan_abs = sb_str(&planbuf);
+        json_error_t je;
+        plan_doc = json_load_file(plan_abs, 0, &je);
+        if (!plan_doc || json_integer_value(json_object_get(plan_doc, "n")) != n) {
+            fprintf(stderr, CMD ": --plan \"%s\": %s\n", plan,
+                    plan_doc ? "not a plan for -n shards" : je.text);
+            json_decref(plan_doc);
+            return EXIT_USAGE;
+        }
     }
     plat_self_exe(&self);
     sb_addf(&work, "%s/.shardcc/local", sb_str(&rroot));
@@ -228,7 +256,7 @@ int cmd_local(int argc, char **argv)
         sv_push(&v, cell);
         sv_push(&v, "--artifact");
         sv_push(&v, sb_str(&arts));
-        push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, build, nbuild);
+        push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, plan_abs, build, nbuild);
         double t0 = now_s();
         rc = run_logged(sv_argv(&v), sb_str(&log));
         wall[i] = now_s() - t0;
@@ -269,7 +297,7 @@ int cmd_local(int argc, char **argv)
             sv_push(&v, sb_str(&arts));
             sv_push(&v, "--expect-shards");
             sv_push(&v, sb_str(&ns));
-            push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, build, nbuild);
+            push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, plan_abs, build, nbuild);
             double t0 = now_s();
             rc = run_logged(sv_argv(&v), sb_str(&log));
             link_wall = now_s() - t0;
@@ -289,20 +317,27 @@ int cmd_local(int argc, char **argv)
         }
     }
 
-    printf("\n%-8s %10s %12s %9s\n", "job", "TUs owned", "compile s", "wall s");
+    printf("\n%-8s %10s %12s%s %9s\n", "job", "TUs owned", "compile s",
+           plan_doc ? "    planned s" : "", "wall s");
     double slowest = 0, total_comp = 0;
     for (int i = 1; i <= n; i++) {
         if (wall[i] == 0)
             continue;
-        printf("%3d/%-4d %10zu %12.1f %9.1f\n", i, n, owned[i], comp[i], wall[i]);
+        printf("%3d/%-4d %10zu %12.1f", i, n, owned[i], comp[i]);
+        if (plan_doc)
+            printf(" %12.1f",
+                   json_number_value(json_object_get(
+                       json_array_get(json_object_get(plan_doc, "shards"), (size_t)i - 1),
+                       "seconds")));
+        printf(" %9.1f\n", wall[i]);
         if (wall[i] > slowest)
             slowest = wall[i];
         total_comp += comp[i];
     }
     if (link_wall > 0)
-        printf("%-8s %10s %12s %9.1f   hit rate %.1f%% (%zu/%zu TUs), %zu stubs\n", "link", "-",
-               "-", link_wall, ls.tu ? 100.0 * (double)ls.hits / (double)ls.tu : 0.0, ls.hits,
-               ls.tu, ls.stubbed);
+        printf("%-8s %10s %12s%s %9.1f   hit rate %.1f%% (%zu/%zu TUs), %zu stubs\n", "link", "-",
+               "-", plan_doc ? "            -" : "", link_wall,
+               ls.tu ? 100.0 * (double)ls.hits / (double)ls.tu : 0.0, ls.hits, ls.tu, ls.stubbed);
     if (!rc) {
         printf("\npredicted CI makespan: %.1f s (slowest shard %.1f s + link %.1f s)",
                slowest + link_wall, slowest, link_wall);
@@ -318,6 +353,8 @@ int cmd_local(int argc, char **argv)
     free(comp);
     free(owned);
     sb_release(&rroot);
+    sb_release(&planbuf);
+    json_decref(plan_doc);
     sb_release(&self);
     sb_release(&work);
     sb_release(&arts);

@@ -17,7 +17,7 @@
 
 static const char usage[] =
     "usage: shardcc report --artifacts DIR|FILE... [--root DIR] [--summary FILE]\n"
-    "                      [--format text|markdown]\n"
+    "                      [--plan FILE] [--format text|markdown]\n"
     "\n"
     "Reports what a cell's jobs did, from the shards' artifacts (their manifests) and the\n"
     "link job's summary (ROOT/.shardcc/link/summary.json, written by shardcc link): per\n"
@@ -31,6 +31,8 @@ static const char usage[] =
     "  --root DIR        the project root (default: .)\n"
     "  --summary FILE    the link job's summary (default: ROOT/.shardcc/link/summary.json;\n"
     "                    when it is missing the report says the link job did not finish)\n"
+    "  --plan FILE       the plan the shards followed: its predicted seconds per shard go\n"
+    "                    next to the measured ones\n"
     "  --format F        text (default) or markdown\n"
     "\n"
     "Exit status: 0 ok, 2 usage, 4 an unreadable artifact or summary.\n";
@@ -44,6 +46,19 @@ struct shard_row {
 static int cmp_row(const void *a, const void *b)
 {
     return ((const struct shard_row *)a)->shard - ((const struct shard_row *)b)->shard;
+}
+
+/* The plan's predicted seconds for a shard, or -1. */
+static double predicted(json_t *plan, int shard)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(plan, "shards"), i, s)
+    {
+        if (json_integer_value(json_object_get(s, "shard")) == shard)
+            return json_number_value(json_object_get(s, "seconds"));
+    }
+    return -1;
 }
 
 static void read_row(json_t *m, struct shard_row *r)
@@ -77,7 +92,7 @@ int cmd_report(int argc, char **argv)
     memset(&mo, 0, sizeof mo);
     mo.cmd = CMD;
     mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
-    const char *root = ".", *summary = NULL, *format = "text", *first;
+    const char *root = ".", *summary = NULL, *format = "text", *plan_path = NULL, *first;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -91,7 +106,7 @@ int cmd_report(int argc, char **argv)
             continue;
         }
         if (args_value(&a, "--root", &root) || args_value(&a, "--summary", &summary) ||
-            args_value(&a, "--format", &format))
+            args_value(&a, "--format", &format) || args_value(&a, "--plan", &plan_path))
             continue;
         if (!a.error)
             args_unknown(&a);
@@ -165,6 +180,19 @@ int cmd_report(int argc, char **argv)
     }
     sb_release(&sp);
 
+    json_t *plan = NULL;
+    if (plan_path) {
+        plan = json_load_file(plan_path, 0, &jerr);
+        if (!plan || !json_is_array(json_object_get(plan, "shards"))) {
+            fprintf(stderr, CMD ": cannot read the plan \"%s\": %s\n", plan_path,
+                    plan ? "no shards list (made by shardcc plan?)" : jerr.text);
+            json_decref(plan);
+            json_decref(sum);
+            free(rows);
+            json_decref(cells);
+            return plan ? EXIT_USAGE : EXIT_IO;
+        }
+    }
     double slowest = 0, total = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].wall > slowest)
@@ -174,20 +202,31 @@ int cmd_report(int argc, char **argv)
     double link_wall = sum ? json_number_value(json_object_get(sum, "wall_seconds")) : 0;
     if (md) {
         printf("### shardcc: cell `%s`\n\n", cell);
-        printf("| job | TUs owned | compile s | wall s |\n|---|---:|---:|---:|\n");
-        for (size_t i = 0; i < n; i++)
-            printf("| shard %d/%d | %zu | %.1f | %.1f |\n", rows[i].shard, rows[i].count,
-                   rows[i].owned, rows[i].compile, rows[i].wall);
+        printf("| job | TUs owned | compile s |%s wall s |\n|---|---:|---:|%s---:|\n",
+               plan ? " planned s |" : "", plan ? "---:|" : "");
+        for (size_t i = 0; i < n; i++) {
+            printf("| shard %d/%d | %zu | %.1f |", rows[i].shard, rows[i].count, rows[i].owned,
+                   rows[i].compile);
+            if (plan)
+                printf(" %.1f |", predicted(plan, rows[i].shard));
+            printf(" %.1f |\n", rows[i].wall);
+        }
         if (sum)
-            printf("| link | - | - | %.1f |\n", link_wall);
+            printf("| link | - | - |%s %.1f |\n", plan ? " - |" : "", link_wall);
         printf("\n");
     } else {
-        printf("cell %s\n%-10s %10s %12s %9s\n", cell, "job", "TUs owned", "compile s", "wall s");
-        for (size_t i = 0; i < n; i++)
-            printf("%4d/%-5d %10zu %12.1f %9.1f\n", rows[i].shard, rows[i].count, rows[i].owned,
-                   rows[i].compile, rows[i].wall);
+        printf("cell %s\n%-10s %10s %12s%s %9s\n", cell, "job", "TUs owned", "compile s",
+               plan ? "    planned s" : "", "wall s");
+        for (size_t i = 0; i < n; i++) {
+            printf("%4d/%-5d %10zu %12.1f", rows[i].shard, rows[i].count, rows[i].owned,
+                   rows[i].compile);
+            if (plan)
+                printf(" %12.1f", predicted(plan, rows[i].shard));
+            printf(" %9.1f\n", rows[i].wall);
+        }
         if (sum)
-            printf("%-10s %10s %12s %9.1f\n", "link", "-", "-", link_wall);
+            printf("%-10s %10s %12s%s %9.1f\n", "link", "-", "-", plan ? "            -" : "",
+                   link_wall);
     }
     if (sum) {
         json_t *misses = json_object_get(sum, "misses");
@@ -235,6 +274,7 @@ int cmd_report(int argc, char **argv)
         printf("```\n");
     }
     json_decref(sum);
+    json_decref(plan);
     json_decref(cells);
     free(rows);
     if (fflush(stdout) != 0) {

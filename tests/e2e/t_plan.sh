@@ -20,7 +20,7 @@ cat >build.sh <<'SH'
 set -e
 rm -rf build && mkdir build
 for f in src/*.cu; do
-    "$CUDACXX" -O2 -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC -c "$PWD/$f" -o "build/$(basename "$f" .cu).o"
+    "${CUDACXX:-nvcc}" -O2 -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC -c "$PWD/$f" -o "build/$(basename "$f" .cu).o"
 done
 g++ -shared -o build/libk.so build/*.o
 SH
@@ -63,4 +63,13 @@ mkdir ../art2
 shardcc shard --plan other.json --shard 2/2 --cell plan --artifact ../art2 -- ./build.sh 2>/dev/null
 expect_fail 3 "made with another plan than the others" \
     shardcc merge --cache ../m1 ../art/shard-plan-1-of-2.tar.zst ../art2/shard-plan-2-of-2.tar.zst
+# the plan's predictions next to the measured seconds: report and local
+shardcc report --artifacts ../art --plan plan.json >"$T/rep.out" || fail "report --plan"
+grep -q "planned s" "$T/rep.out" || fail "report: no planned column: $(cat "$T/rep.out")"
+ok "shardcc report --plan: a planned column"
+shardcc local -n 2 --plan plan.json --clean 'rm -rf build' -- ./build.sh >"$T/local.out" 2>"$T/local.err" ||
+    fail "local --plan: $(cat "$T/local.err")"
+grep -q "planned s" "$T/local.out" && grep -q "hit rate 100.0% (4/4 TUs)" "$T/local.out" ||
+    fail "local --plan: $(cat "$T/local.out")"
+ok "shardcc local --plan: the plan's shards, a planned column, hit rate 100.0%"
 summary
