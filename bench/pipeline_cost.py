@@ -10,9 +10,9 @@
 
 Writes bench/results/pipeline_cost.txt. Exit status 0 whether or not the goals are met."""
 import argparse
-import datetime
+
+import benchlib
 import os
-import platform
 import random
 import re
 import resource
@@ -20,7 +20,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -140,7 +139,6 @@ def merge_ratio(shardcc_bin, work, gib, rounds):
         for k in order:
             dest = os.path.join(root, "out-%s-%d" % (k, r))
             if k == "merge":
-                before = child_maxrss_kib()
                 got[k] = timed([shardcc, "merge", "--cache", dest] + arts, capture_output=True)
                 peak_kib = max(peak_kib, child_maxrss_kib())
             else:
@@ -169,19 +167,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results", "pipeline_cost.txt"))
     a = ap.parse_args()
     shardcc_bin = os.path.abspath(a.build)
-    work = tempfile.mkdtemp(prefix="shardcc-bench.")
-    lines = []
-
-    def say(s=""):
-        print(s, flush=True)
-        lines.append(s)
-
-    try:
-        say("pipeline_cost: %s, %s, %d cores" % (datetime.datetime.now().isoformat(timespec="seconds"),
-                                                platform.machine(), os.cpu_count()))
-        say("nvcc: %s" % subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1])
-        say("ccache: %s" % subprocess.run(["ccache", "--version"], capture_output=True, text=True).stdout.splitlines()[0])
-        say("shardcc: %s" % subprocess.run([os.path.join(shardcc_bin, "shardcc"), "--version"], capture_output=True, text=True).stdout.strip())
+    with benchlib.session("pipeline_cost", a.out) as (work, say):
+        say("nvcc: %s" % benchlib.first_line(["nvcc", "--version"], last=True))
+        say("ccache: %s" % benchlib.first_line(["ccache", "--version"]))
+        say("shardcc: %s" % benchlib.first_line([os.path.join(shardcc_bin, "shardcc"), "--version"]))
         say()
         if not a.skip_link:
             for host in (False, True):
@@ -205,12 +194,6 @@ def main():
         say("   merge/tar ratio %.3f (goal <= 1.2) - %s" % (mr, "goal met" if mr <= 1.2 else "GOAL MISSED"))
         say("   merge peak memory %.1f MiB (goal <= 64 MiB) - %s" %
             (rss / 1024, "goal met" if rss <= 64 * 1024 else "GOAL MISSED"))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("recorded in %s" % a.out)
 
 
 if __name__ == "__main__":

@@ -13,14 +13,13 @@ time.
 
 Goal: plan <= 1.10. Writes bench/results/plan_balance.txt."""
 import argparse
-import datetime
+
+import benchlib
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
@@ -133,28 +132,13 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results", "plan_balance.txt"))
     a = ap.parse_args()
     shardcc = os.path.join(os.path.abspath(a.build), "shardcc")
-    work = tempfile.mkdtemp(prefix="shardcc-bench.")
-    lines = []
-
-    def say(s=""):
-        print(s, flush=True)
-        lines.append(s)
-
-    try:
-        say("plan_balance: %s, %s, %d cores; %s" % (datetime.datetime.now().isoformat(timespec="seconds"),
-                                                   platform.machine(), os.cpu_count(),
-                                                   run([shardcc, "--version"]).strip()))
+    with benchlib.session("plan_balance", a.out) as (work, say):
+        say("shardcc: %s" % benchlib.first_line([shardcc, "--version"]))
         say("ratio = makespan / ideal, ideal = max(total / N, longest TU); goal for the plan <= 1.10")
         say()
         fa2(shardcc, work, say)
         if not a.skip_example:
             example(shardcc, work, say)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("recorded in %s" % a.out)
 
 
 if __name__ == "__main__":

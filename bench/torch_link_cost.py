@@ -10,14 +10,14 @@ seat the link job compiles the .cpp TUs itself; with --host-seat they are cache 
 Writes bench/results/torch_link_cost.txt. Exit status 0 whether or not the numbers are good,
 1 when a run fails or its link job is not a 100 % hit rate."""
 import argparse
-import datetime
+
+import benchlib
 import os
 import platform
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
@@ -55,22 +55,12 @@ def main():
     shardcc = os.path.join(os.path.abspath(a.build), "shardcc")
     if subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode != 0:
         sys.exit("bench: torch is not installed (scripts/install-deps.sh installs it)")
-    work = tempfile.mkdtemp(prefix="shardcc-bench.")
-    lines = []
-
-    def say(s=""):
-        print(s, flush=True)
-        lines.append(s)
-
-    try:
+    with benchlib.session("torch_link_cost", a.out) as (work, say):
         torch_v = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"],
                                  capture_output=True, text=True).stdout.strip()
-        say("torch_link_cost: %s, %s, %d cores" % (datetime.datetime.now().isoformat(timespec="seconds"),
-                                                  platform.machine(), os.cpu_count()))
-        say("nvcc: %s" % subprocess.run(["nvcc", "--version"], capture_output=True,
-                                        text=True).stdout.strip().splitlines()[-1])
+        say("nvcc: %s" % benchlib.first_line(["nvcc", "--version"], last=True))
         say("torch: %s; python: %s" % (torch_v, platform.python_version()))
-        say("shardcc: %s" % subprocess.run([shardcc, "--version"], capture_output=True, text=True).stdout.strip())
+        say("shardcc: %s" % benchlib.first_line([shardcc, "--version"]))
         say("build: %s" % WHEEL)
         say()
         ratios = {}
@@ -85,12 +75,6 @@ def main():
             say()
         say("summary: link/unsharded %.3f without the host seat, %.3f with it" %
             (ratios["no host seat"], ratios["--host-seat"]))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("recorded in %s" % a.out)
 
 
 if __name__ == "__main__":

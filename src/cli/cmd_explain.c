@@ -37,19 +37,15 @@ int cmd_explain(int argc, char **argv)
     memset(&mo, 0, sizeof mo);
     mo.cmd = CMD;
     mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
-    const char *journal = NULL, *root = ".", *first;
+    const char *journal = NULL, *root = ".";
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
             free(mo.inputs);
             return EXIT_OK;
         }
-        if (args_value(&a, "--artifacts", &first)) {
-            mo.inputs[mo.ninputs++] = (char *)first;
-            while (a.i < argc && argv[a.i][0] != '-')
-                mo.inputs[mo.ninputs++] = argv[a.i++];
+        if (args_values(&a, "--artifacts", mo.inputs, &mo.ninputs))
             continue;
-        }
         if (args_value(&a, "--journal", &journal) || args_value(&a, "--root", &root))
             continue;
         if (!a.error)

@@ -56,7 +56,7 @@ int cmd_link(int argc, char **argv)
     memset(&mo, 0, sizeof mo);
     mo.cmd = CMD;
     mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
-    const char *expect = NULL, *rate_s = "0.90", *first;
+    const char *expect = NULL, *rate_s = "0.90";
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -65,12 +65,8 @@ int cmd_link(int argc, char **argv)
         }
         if (args_flag(&a, "--"))
             break;
-        if (args_value(&a, "--artifacts", &first)) {
-            mo.inputs[mo.ninputs++] = (char *)first;
-            while (a.i < argc && argv[a.i][0] != '-')
-                mo.inputs[mo.ninputs++] = argv[a.i++];
+        if (args_values(&a, "--artifacts", mo.inputs, &mo.ninputs))
             continue;
-        }
         if (args_value(&a, "--expect-shards", &expect) ||
             args_value(&a, "--min-hit-rate", &rate_s) ||
             (args_flag(&a, "--allow-partial") && (mo.allow_partial = 1)) ||

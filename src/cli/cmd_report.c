@@ -92,19 +92,15 @@ int cmd_report(int argc, char **argv)
     memset(&mo, 0, sizeof mo);
     mo.cmd = CMD;
     mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
-    const char *root = ".", *summary = NULL, *format = "text", *plan_path = NULL, *first;
+    const char *root = ".", *summary = NULL, *format = "text", *plan_path = NULL;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
             free(mo.inputs);
             return EXIT_OK;
         }
-        if (args_value(&a, "--artifacts", &first)) {
-            mo.inputs[mo.ninputs++] = (char *)first;
-            while (a.i < argc && argv[a.i][0] != '-')
-                mo.inputs[mo.ninputs++] = argv[a.i++];
+        if (args_values(&a, "--artifacts", mo.inputs, &mo.ninputs))
             continue;
-        }
         if (args_value(&a, "--root", &root) || args_value(&a, "--summary", &summary) ||
             args_value(&a, "--format", &format) || args_value(&a, "--plan", &plan_path))
             continue;

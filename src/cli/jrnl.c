@@ -9,11 +9,11 @@
 
 #define NFIELDS 15
 
-static char *unescape(const char *s, size_t n)
+/* An argument: "" stays empty. */
+static char *unescape_arg(const char *s, size_t n)
 {
-    if (n == 1 && s[0] == '-')
-        return NULL;
     struct strbuf b = STRBUF_INIT;
+    sb_add(&b, "", 0);
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\\' && i + 1 < n) {
             char c = s[++i];
@@ -23,6 +23,12 @@ static char *unescape(const char *s, size_t n)
         }
     }
     return sb_detach(&b);
+}
+
+/* A field: "-" is absent (NULL). */
+static char *unescape(const char *s, size_t n)
+{
+    return n == 1 && s[0] == '-' ? NULL : unescape_arg(s, n);
 }
 
 static void copy_small(char *dst, size_t cap, const char *s, size_t n)
@@ -77,21 +83,6 @@ static int parse_line(const char *line, size_t len, struct jrec *r)
     r->outcome = unescape(f[13], fl[13]);
     r->result_key = unescape(f[14], fl[14]);
     return 0;
-}
-
-static char *unescape_arg(const char *s, size_t n)
-{
-    struct strbuf b = STRBUF_INIT;
-    sb_add(&b, "", 0);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' && i + 1 < n) {
-            char c = s[++i];
-            sb_addc(&b, c == 't' ? '\t' : c == 'n' ? '\n' : c);
-        } else {
-            sb_addc(&b, s[i]);
-        }
-    }
-    return sb_detach(&b);
 }
 
 /* key TAB arg TAB arg ... */

@@ -19,6 +19,8 @@ struct conv {
     int too_deep, too_big;
 };
 
+static void free_node(struct ynode *n);
+
 static struct ynode *convert(struct conv *c, yaml_node_t *yn, int depth)
 {
     if (depth > YDOC_MAX_DEPTH) {
@@ -60,7 +62,7 @@ static struct ynode *convert(struct conv *c, yaml_node_t *yn, int depth)
             struct ynode *kn = k ? convert(c, k, depth + 1) : NULL;
             struct ynode *vn = kn && v ? convert(c, v, depth + 1) : NULL;
             if (!kn || !vn) {
-                free(kn); /* a key that failed has no children worth freeing deeply */
+                free_node(kn);
                 break;
             }
             n->keys[n->n] = kn;

@@ -40,6 +40,17 @@ int args_flag(struct args *a, const char *name)
     return 1;
 }
 
+int args_values(struct args *a, const char *name, char **out, size_t *n)
+{
+    const char *first;
+    if (!args_value(a, name, &first))
+        return 0;
+    out[(*n)++] = (char *)first;
+    while (a->i < a->argc && a->argv[a->i][0] != '-')
+        out[(*n)++] = a->argv[a->i++];
+    return 1;
+}
+
 void args_unknown(struct args *a)
 {
     fprintf(stderr, "%s: unknown option \"%s\" (see --help)\n", a->cmd, a->argv[a->i]);

@@ -7,25 +7,7 @@
 
 #include <inttypes.h>
 
-static void add_escaped(struct strbuf *sb, const char *s)
-{
-    if (!s || !*s) {
-        sb_addc(sb, '-');
-        return;
-    }
-    for (; *s; s++) {
-        if (*s == '\t')
-            sb_adds(sb, "\\t");
-        else if (*s == '\n')
-            sb_adds(sb, "\\n");
-        else if (*s == '\\')
-            sb_adds(sb, "\\\\");
-        else
-            sb_addc(sb, *s);
-    }
-}
-
-/* An argument as it is: "" stays empty (no "-" for absent: arguments are never absent). */
+/* An argument as it is: "" stays empty. */
 static void add_escaped_arg(struct strbuf *sb, const char *s)
 {
     for (; *s; s++) {
@@ -38,6 +20,15 @@ static void add_escaped_arg(struct strbuf *sb, const char *s)
         else
             sb_addc(sb, *s);
     }
+}
+
+/* A field: "-" stands for absent (NULL or empty). */
+static void add_escaped(struct strbuf *sb, const char *s)
+{
+    if (!s || !*s)
+        sb_addc(sb, '-');
+    else
+        add_escaped_arg(sb, s);
 }
 
 void journal_format(const struct journal_rec *r, struct strbuf *out)
