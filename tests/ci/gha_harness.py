@@ -266,6 +266,7 @@ def main():
     src = os.path.abspath(a.src)
     with open(os.path.join(src, ".github", "workflows", "shardcc-farm.yml")) as f:
         wf = yaml.safe_load(f)
+    on = wf.get("on", wf.get(True))  # YAML 1.1 reads the key `on` as true
     work = tempfile.mkdtemp(prefix="shardcc-gha.")
     try:
         # the caller's repository: the example project, one package, one platform
@@ -279,7 +280,7 @@ def main():
         build = "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null"
         inputs = {"packages": "packages", "cells": "cells.yml", "dispatch": 0, "build": build,
                   "working-directory": ".", "shardcc-repository": "shardcc/shardcc", "shardcc-ref": "HEAD",
-                  "outputs": "build/libkern.so", "runners": wf["on"]["workflow_call"]["inputs"]["runners"]["default"]}
+                  "outputs": "build/libkern.so", "runners": on["workflow_call"]["inputs"]["runners"]["default"]}
         r = Runner(src, work, None)
         # plan: set-up builds shardcc from source here (the later jobs use the result, as a
         # runner image with shardcc installed would)
@@ -325,6 +326,7 @@ def main():
             if want not in summary:
                 fail("the step summary lacks %r:\n%s" % (want, summary))
         ok("step summary: the shard table, hit rate 100.0% (24/24 TUs), the Mermaid Gantt chart")
+        print("".join("# " + l + "\n" for l in summary.splitlines()), end="")
         if "::group::shardcc link" not in text or "::endgroup::" not in text:
             fail("the link log is not grouped")
         ok("the link log is in a ::group::")
