@@ -9,7 +9,7 @@ BUILD_ONLY=0
 [ "${1:-}" = --build ] && BUILD_ONLY=1
 PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libxxhash-dev libjansson-dev
       libarchive-dev libyaml-dev libzstd-dev zstd)
-[ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 file clang clang-format)
+[ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 file clang clang-format cppcheck)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then
