@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define CMD "shardcc matrix"
 
@@ -34,12 +33,6 @@ static const char usage[] =
     "Exit status: 0 ok, 2 a usage or configuration error (FILE:LINE:COLUMN named),\n"
     "4 an unreadable file.\n";
 
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* DIR/<name>/package.yml for every subdirectory that has one, sorted by name. */
 static int expand_dir(const char *dir, struct strvec *files, struct strvec *names)
 {
@@ -53,8 +46,7 @@ static int expand_dir(const char *dir, struct strvec *files, struct strvec *name
     for (size_t i = 0; i < ents.n; i++) {
         struct strbuf p = STRBUF_INIT;
         sb_addf(&p, "%s/%s/package.yml", dir, ents.v[i]);
-        struct stat st;
-        if (ents.v[i][0] != '.' && stat(sb_str(&p), &st) == 0) {
+        if (ents.v[i][0] != '.' && plat_file_exists(sb_str(&p))) {
             sv_push(files, sb_str(&p));
             sv_push(names, ents.v[i]);
         }
@@ -111,7 +103,7 @@ int cmd_matrix(int argc, char **argv)
     struct strvec files = STRVEC_INIT, names = STRVEC_INIT;
     rc = EXIT_OK;
     for (size_t i = 0; i < inputs.n && !rc; i++) {
-        if (is_dir(inputs.v[i])) {
+        if (plat_is_dir(inputs.v[i])) {
             rc = expand_dir(inputs.v[i], &files, &names);
         } else {
             sv_push(&files, inputs.v[i]);

@@ -4,14 +4,15 @@
 #include "artifact.h"
 #include "classify.h"
 #include "cli.h"
+#include "journal.h"
 #include "jrnl.h"
+#include "merge.h"
 #include "partition.h"
 #include "path.h"
 #include "plan.h"
 #include "platform.h"
 #include "strvec.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -142,10 +143,10 @@ static int read_text(const char *path, struct costs *c, int sources)
         fprintf(stderr, CMD ": cannot read \"%s\": %s\n", path, strerror(errno));
         return EXIT_IO;
     }
-    char first[8] = {0};
-    size_t got = fread(first, 1, 5, f);
-    fclose(f);
-    if (got == 5 && !memcmp(first, "SCJ2\t", 5)) {
+    char line[4096];
+    int journal = fgets(line, sizeof line, f) && !strncmp(line, JOURNAL_MAGIC "\t", 5);
+    if (journal) {
+        fclose(f);
         struct jrnl j;
         int e = jrnl_load(path, &j);
         if (e) {
@@ -166,10 +167,9 @@ static int read_text(const char *path, struct costs *c, int sources)
         return EXIT_OK;
     }
     /* a cost table */
-    f = fopen(path, "r");
-    char line[4096];
+    rewind(f);
     int lineno = 0, rc = EXIT_OK;
-    while (f && fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (!line[0] || line[0] == '#')
@@ -185,8 +185,7 @@ static int read_text(const char *path, struct costs *c, int sources)
         *tab = '\0';
         add_cost(c, line, s);
     }
-    if (f)
-        fclose(f);
+    fclose(f);
     return rc;
 }
 
@@ -209,14 +208,9 @@ static void walk_sources(const char *root, const char *rel, struct costs *c, int
 {
     struct strbuf dir = STRBUF_INIT;
     sb_addf(&dir, "%s%s%s", root, *rel ? "/" : "", rel);
-    DIR *d = depth < 32 ? opendir(sb_str(&dir)) : NULL;
     struct strvec names = STRVEC_INIT;
-    struct dirent *de;
-    while (d && (de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            sv_push(&names, de->d_name);
-    if (d)
-        closedir(d);
+    if (depth < 32)
+        plat_list_dir(sb_str(&dir), &names); /* an unreadable directory holds no sources */
     for (size_t i = 0; i < names.n; i++) {
         struct strbuf p = STRBUF_INIT, r = STRBUF_INIT;
         sb_addf(&r, "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
@@ -274,21 +268,20 @@ int cmd_plan(int argc, char **argv)
     struct costs c = {0};
     for (size_t i = 0; i < inputs.n && !rc; i++) {
         const char *in = inputs.v[i];
-        if (plat_is_dir(in)) {
-            struct strvec ents = STRVEC_INIT;
-            int e = plat_list_dir(in, &ents);
-            if (e) {
-                fprintf(stderr, CMD ": cannot list \"%s\": %s\n", in, strerror(e));
-                rc = EXIT_IO;
+        if (plat_is_dir(in)) { /* its artifacts, as merge lists them */
+            struct merge_opts mo = {0};
+            char *one[] = {(char *)in}, **files = NULL;
+            size_t nf = 0;
+            mo.inputs = one;
+            mo.ninputs = 1;
+            mo.cmd = CMD;
+            rc = merge_expand_inputs(&mo, &files, &nf);
+            for (size_t k = 0; k < nf; k++) {
+                if (!rc)
+                    rc = read_artifact(files[k], &c, sources);
+                free(files[k]);
             }
-            for (size_t k = 0; k < ents.n && !rc; k++)
-                if (ends_with(ents.v[k], ".tar.zst") && ents.v[k][0] != '.') {
-                    struct strbuf p = STRBUF_INIT;
-                    sb_addf(&p, "%s/%s", in, ents.v[k]);
-                    rc = read_artifact(sb_str(&p), &c, sources);
-                    sb_release(&p);
-                }
-            sv_clear(&ents);
+            free(files);
         } else if (ends_with(in, ".tar.zst")) {
             rc = read_artifact(in, &c, sources);
         } else {
@@ -308,13 +301,14 @@ int cmd_plan(int argc, char **argv)
         rc = EXIT_USAGE;
     }
     char *text = NULL;
+    struct plan_makespan ms;
     if (!rc) {
         struct plan_item *items = xmalloc(c.n * sizeof *items);
         for (size_t i = 0; i < c.n; i++) {
             items[i].key = c.m[i].key;
             items[i].cost = sources ? 1.0 : pick(&c.m[i], latest);
         }
-        text = plan_build(items, c.n, n, sources ? "sources" : "lpt");
+        text = plan_build(items, c.n, n, sources ? "sources" : "lpt", &ms);
         free(items);
     }
     if (!rc) {
@@ -329,18 +323,11 @@ int cmd_plan(int argc, char **argv)
             rc = EXIT_IO;
         }
     }
-    if (!rc) {
-        json_t *p = json_loads(text, 0, NULL);
-        json_t *ms = json_object_get(p, "makespan");
+    if (!rc)
         fprintf(stderr,
                 CMD ": %zu TUs over %d shards (%s): makespan %.1f s, hash partition %.1f s, "
                     "ideal %.1f s\n",
-                c.n, n, sources ? "count-balanced" : "longest first",
-                json_number_value(json_object_get(ms, "plan")),
-                json_number_value(json_object_get(ms, "hash")),
-                json_number_value(json_object_get(ms, "ideal")));
-        json_decref(p);
-    }
+                c.n, n, sources ? "count-balanced" : "longest first", ms.plan, ms.hash, ms.ideal);
     free(text);
     for (size_t i = 0; i < c.n; i++) {
         free(c.m[i].key);

@@ -2,6 +2,7 @@
 #include "grid.h"
 #include "classify.h"
 #include "cli.h"
+#include "strvec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -296,11 +297,6 @@ static void new_dispatch(struct planner *pl)
         pl->dispatches, json_pack("{s:o, s:o}", "shards", pl->cur_shards, "links", pl->cur_links));
 }
 
-static int cmp_cstr(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int add_cell(struct planner *pl, const struct package *p, const struct platform *plat,
                     const char *const *v, struct strbuf *err)
 {
@@ -375,7 +371,7 @@ static int check_globs(json_t *seen, struct strbuf *err)
     const char *k;
     json_t *v;
     json_object_foreach(seen, k, v) ids[i++] = k;
-    qsort(ids, n, sizeof *ids, cmp_cstr);
+    qsort(ids, n, sizeof *ids, cstr_cmp);
     int rc = EXIT_OK;
     for (i = 0; i + 1 < n && !rc; i++) {
         size_t len = strlen(ids[i]);

@@ -6,6 +6,7 @@
 #include "jobenv.h"
 #include "path.h"
 #include "platform.h"
+#include "strvec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,11 +24,6 @@ struct art {
     json_t *plan;
     int shard, count;
 };
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* Files named by the inputs: a directory contributes its *.tar.zst files, sorted. */
 int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n)
@@ -47,26 +43,24 @@ int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n)
             (*out)[(*n)++] = xstrdup(in);
             continue;
         }
-        DIR *d = opendir(in);
-        if (!d) {
-            report_error(o->cmd, "cannot read \"%s\": %s", in, strerror(errno));
+        struct strvec names = STRVEC_INIT;
+        int e = plat_list_dir(in, &names);
+        if (e) {
+            report_error(o->cmd, "cannot read \"%s\": %s", in, strerror(e));
             return EXIT_IO;
         }
-        size_t first = *n;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-            size_t len = strlen(de->d_name);
-            if (de->d_name[0] == '.' || len < 8 || strcmp(de->d_name + len - 8, ".tar.zst"))
+        for (size_t k = 0; k < names.n; k++) {
+            const char *name = names.v[k];
+            size_t len = strlen(name);
+            if (name[0] == '.' || len < 8 || strcmp(name + len - 8, ".tar.zst"))
                 continue;
             if (*n == alloc)
                 *out = xrealloc(*out, (alloc = alloc ? alloc * 2 : 16) * sizeof **out);
             struct strbuf p = STRBUF_INIT;
-            sb_addf(&p, "%s/%s", in, de->d_name);
+            sb_addf(&p, "%s/%s", in, name);
             (*out)[(*n)++] = sb_detach(&p);
         }
-        closedir(d);
-        if (*n > first)
-            qsort(*out + first, *n - first, sizeof **out, cmp_str);
+        sv_clear(&names);
     }
     return EXIT_OK;
 }

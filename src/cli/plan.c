@@ -3,6 +3,7 @@
 #include "classify.h"
 #include "cli.h"
 #include "partition.h"
+#include "strvec.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -26,7 +27,8 @@ static double ms(double s)
     return round(s * 1000.0) / 1000.0;
 }
 
-char *plan_build(const struct plan_item *items, size_t nitems, int n, const char *method)
+char *plan_build(const struct plan_item *items, size_t nitems, int n, const char *method,
+                 struct plan_makespan *out)
 {
     struct plan_item *s = xmalloc((nitems ? nitems : 1) * sizeof *s);
     memcpy(s, items, nitems * sizeof *s);
@@ -62,6 +64,8 @@ char *plan_build(const struct plan_item *items, size_t nitems, int n, const char
         json_array_append_new(shards, json_pack("{s:i, s:I, s:f}", "shard", k, "tus",
                                                 (json_int_t)count[k], "seconds", ms(load[k])));
     }
+    if (out)
+        *out = (struct plan_makespan){ms(mk), ms(hmk), ms(ideal)};
     json_t *doc =
         json_pack("{s:i, s:s, s:i, s:o, s:o, s:{s:f, s:f, s:f}, s:o}", "format", PLAN_FORMAT,
                   "method", method, "n", n, "assign", assign, "cost", cost, "makespan", "plan",
@@ -77,11 +81,6 @@ char *plan_build(const struct plan_item *items, size_t nitems, int n, const char
     sb_addc(&sb, '\n');
     free(text);
     return sb_detach(&sb);
-}
-
-static int cmp_cstr(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 int plan_load(const char *path, int count, struct strbuf *seat_text, struct strbuf *digest,
@@ -130,7 +129,7 @@ int plan_load(const char *path, int count, struct strbuf *seat_text, struct strb
             keys[i++] = k;
         }
     if (!rc) {
-        qsort(keys, nk, sizeof *keys, cmp_cstr);
+        qsort(keys, nk, sizeof *keys, cstr_cmp);
         sb_reset(seat_text);
         sb_addf(seat_text, "shardcc-plan\t%ld\n", n);
         for (i = 0; i < nk; i++)

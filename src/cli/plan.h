@@ -16,10 +16,17 @@ struct plan_item {
     double cost; /* seconds (1 each for a count-balanced plan) */
 };
 
+/* The predicted makespans (seconds): the plan's, the hash partition's, the ideal. */
+struct plan_makespan {
+    double plan, hash, ideal;
+};
+
 /* Longest processing time first over n shards: items by cost, descending, ties by key;
  * each to the least loaded shard, ties to the lower shard. Returns the plan's JSON text
- * (allocated; the same bytes for the same items in any order). method: "lpt"|"sources". */
-char *plan_build(const struct plan_item *items, size_t nitems, int n, const char *method);
+ * (allocated; the same bytes for the same items in any order) and, when ms is not NULL,
+ * the makespans it records. method: "lpt"|"sources". */
+char *plan_build(const struct plan_item *items, size_t nitems, int n, const char *method,
+                 struct plan_makespan *ms);
 
 /* Reads and checks a plan file for a job of count shards (0: any). On success returns 0
  * and fills seat_text (the seat's form: "shardcc-plan<TAB>N" then KEY<TAB>SHARD lines,

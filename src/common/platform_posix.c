@@ -368,11 +368,6 @@ int plat_touch(const char *path)
     return utimensat(AT_FDCWD, path, NULL, 0) == 0 ? 0 : errno;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int plat_list_dir(const char *dir, struct strvec *out)
 {
     DIR *d = opendir(dir);
@@ -384,7 +379,7 @@ int plat_list_dir(const char *dir, struct strvec *out)
             sv_push(out, de->d_name);
     closedir(d);
     if (out->n)
-        qsort(out->v, out->n, sizeof *out->v, cmp_name);
+        qsort(out->v, out->n, sizeof *out->v, cstr_cmp);
     return 0;
 }
 

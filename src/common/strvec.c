@@ -3,6 +3,7 @@
 #include "strbuf.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void sv_push_owned(struct strvec *sv, char *s)
 {
@@ -12,6 +13,11 @@ void sv_push_owned(struct strvec *sv, char *s)
     }
     sv->v[sv->n++] = s;
     sv->v[sv->n] = NULL;
+}
+
+int cstr_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 void sv_push(struct strvec *sv, const char *s)
