@@ -466,3 +466,23 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
     archive_read_free(a);
     return rc;
 }
+
+int artifact_read_manifests(char **files, size_t n, json_t ***out, const char *cmd)
+{
+    *out = calloc(n ? n : 1, sizeof **out);
+    for (size_t i = 0; i < n; i++) {
+        struct strbuf err = STRBUF_INIT;
+        int rc = artifact_read_manifest(files[i], &(*out)[i], &err);
+        if (rc) {
+            fprintf(stderr, "%s: %s\n", cmd, sb_str(&err));
+            sb_release(&err);
+            for (size_t k = 0; k < i; k++)
+                json_decref((*out)[k]);
+            free(*out);
+            *out = NULL;
+            return rc;
+        }
+        sb_release(&err);
+    }
+    return EXIT_OK;
+}

@@ -31,6 +31,9 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
                    const struct cache_entry *e, size_t n, struct strbuf *err);
 /* Reads the manifest (the first member). 0, or EXIT_IO with a message. */
 int artifact_read_manifest(const char *path, json_t **manifest, struct strbuf *err);
+/* Reads the manifests of n artifact files into an allocated array (json_decref each, free
+ * the array). Returns an exit status; messages are printed, prefixed with cmd. */
+int artifact_read_manifests(char **files, size_t n, json_t ***out, const char *cmd);
 
 struct extract_stats {
     size_t added;      /* entries written */

@@ -1,5 +1,6 @@
 /* shardcc explain: why the link job's misses missed. */
 #include "args.h"
+#include "artifact.h"
 #include "classify.h"
 #include "cli.h"
 #include "explain.h"
@@ -63,7 +64,7 @@ int cmd_explain(int argc, char **argv)
     free(mo.inputs);
     json_t **m = NULL;
     if (!rc)
-        rc = explain_load_manifests(files, n, &m, CMD);
+        rc = artifact_read_manifests(files, n, &m, CMD);
     struct strbuf jp = STRBUF_INIT;
     if (journal)
         sb_adds(&jp, journal);

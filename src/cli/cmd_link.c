@@ -3,6 +3,7 @@
  * hit (hit rate >= the threshold, uncacheable and failed calls counted as misses), at least
  * one TU compile seen, no stub written. */
 #include "args.h"
+#include "artifact.h"
 #include "classify.h"
 #include "cli.h"
 #include "explain.h"
@@ -224,7 +225,7 @@ int cmd_link(int argc, char **argv)
         size_t nf = 0;
         json_t **m = NULL;
         if (merge_expand_inputs(&mo, &files, &nf) == 0 &&
-            explain_load_manifests(files, nf, &m, CMD) == 0) {
+            artifact_read_manifests(files, nf, &m, CMD) == 0) {
             fflush(stdout);
             explain_misses(m, nf, &j, stderr);
         }

@@ -121,32 +121,23 @@ int cmd_report(int argc, char **argv)
     size_t n = 0;
     int rc = merge_expand_inputs(&mo, &files, &n);
     free(mo.inputs);
-    struct shard_row *rows = calloc(n ? n : 1, sizeof *rows);
-    const char *cell = NULL;
-    json_t *cells = json_array();
-    for (size_t i = 0; i < n && !rc; i++) {
-        json_t *m = NULL;
-        struct strbuf err = STRBUF_INIT;
-        rc = artifact_read_manifest(files[i], &m, &err);
-        if (rc) {
-            fprintf(stderr, CMD ": %s\n", sb_str(&err));
-        } else {
-            read_row(m, &rows[i]);
-            json_array_append(cells, json_object_get(m, "cell"));
-            json_decref(m);
-        }
-        sb_release(&err);
-    }
+    json_t **m = NULL;
+    if (!rc)
+        rc = artifact_read_manifests(files, n, &m, CMD);
     for (size_t i = 0; i < n; i++)
         free(files[i]);
     free(files);
-    if (rc) {
-        free(rows);
-        json_decref(cells);
+    if (rc)
         return rc;
-    }
+    struct shard_row *rows = calloc(n ? n : 1, sizeof *rows);
+    for (size_t i = 0; i < n; i++)
+        read_row(m[i], &rows[i]);
     qsort(rows, n, sizeof *rows, cmp_row);
-    cell = n ? json_string_value(json_array_get(cells, 0)) : "?";
+    const char *c0 = n ? json_string_value(json_object_get(m[0], "cell")) : NULL;
+    char *cell = xstrdup(c0 ? c0 : "?");
+    for (size_t i = 0; i < n; i++)
+        json_decref(m[i]);
+    free(m);
 
     struct strbuf sp = STRBUF_INIT;
     if (summary)
@@ -163,7 +154,7 @@ int cmd_report(int argc, char **argv)
             json_decref(sum);
             sb_release(&sp);
             free(rows);
-            json_decref(cells);
+            free(cell);
             return EXIT_IO;
         }
     } else if (summary) {
@@ -171,7 +162,7 @@ int cmd_report(int argc, char **argv)
                 strerror(ENOENT));
         sb_release(&sp);
         free(rows);
-        json_decref(cells);
+        free(cell);
         return EXIT_IO;
     }
     sb_release(&sp);
@@ -185,7 +176,7 @@ int cmd_report(int argc, char **argv)
             json_decref(plan);
             json_decref(sum);
             free(rows);
-            json_decref(cells);
+            free(cell);
             return plan ? EXIT_USAGE : EXIT_IO;
         }
     }
@@ -271,7 +262,7 @@ int cmd_report(int argc, char **argv)
     }
     json_decref(sum);
     json_decref(plan);
-    json_decref(cells);
+    free(cell);
     free(rows);
     if (fflush(stdout) != 0) {
         fprintf(stderr, CMD ": cannot write the report: %s\n", strerror(errno));

@@ -4,7 +4,6 @@
  * already one (the link job checks it before building), so equal arguments leave the inputs:
  * a header or a generated file that differs between the two jobs. */
 #include "explain.h"
-#include "artifact.h"
 #include "classify.h"
 #include "cli.h"
 
@@ -129,24 +128,4 @@ size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *li
         free(theirs);
     }
     return n;
-}
-
-int explain_load_manifests(char **files, size_t n, json_t ***out, const char *cmd)
-{
-    *out = calloc(n ? n : 1, sizeof **out);
-    for (size_t i = 0; i < n; i++) {
-        struct strbuf err = STRBUF_INIT;
-        int rc = artifact_read_manifest(files[i], &(*out)[i], &err);
-        if (rc) {
-            fprintf(stderr, "%s: %s\n", cmd, sb_str(&err));
-            sb_release(&err);
-            for (size_t k = 0; k < i; k++)
-                json_decref((*out)[k]);
-            free(*out);
-            *out = NULL;
-            return rc;
-        }
-        sb_release(&err);
-    }
-    return EXIT_OK;
 }

@@ -14,8 +14,4 @@
  * order, or the same arguments (then an input differed). Returns how many. */
 size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *link, FILE *out);
 
-/* Reads the manifests of n artifact files into an allocated array (json_decref each, free
- * the array). Returns an exit status; messages are prefixed with cmd. */
-int explain_load_manifests(char **files, size_t n, json_t ***out, const char *cmd);
-
 #endif
