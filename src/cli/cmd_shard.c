@@ -143,15 +143,13 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
             entries, json_pack("{s:s, s:I}", "path", sb_str(&p), "size", (json_int_t)e[k].size));
         sb_release(&p);
     }
-    char *ccv = ccache_version(env->tc.ccache);
     json_t *m =
         json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:o, s:o, s:f, s:o, s:o, s:o}", "format",
-                  ARTIFACT_FORMAT, "tool", "shardcc " SHARDCC_VERSION, "ccache", ccv, "cell", cell,
-                  "shard", i, "count", n, "fingerprint", env->fingerprint, "root",
-                  relocatable ? json_null() : json_string(env->root), "plan",
-                  env->plan_digest ? json_string(env->plan_digest) : json_null(), "wall_seconds",
-                  wall, "tus", tus, "others", others, "entries", entries);
-    free(ccv);
+                  ARTIFACT_FORMAT, "tool", "shardcc " SHARDCC_VERSION, "ccache",
+                  env->ccache_version, "cell", cell, "shard", i, "count", n, "fingerprint",
+                  env->fingerprint, "root", relocatable ? json_null() : json_string(env->root),
+                  "plan", env->plan_digest ? json_string(env->plan_digest) : json_null(),
+                  "wall_seconds", wall, "tus", tus, "others", others, "entries", entries);
     char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
     return s;

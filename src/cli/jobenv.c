@@ -188,9 +188,8 @@ static int version_cmp(const char *a, const char *b)
 /* shardcc reads ccache's per-call log and stats log lines and relies on its nvcc support:
  * a ccache older than the one it is tested with is refused (manylinux images offer EPEL's
  * ccache 3.7). */
-static int check_ccache_version(const char *ccache, const char *cmd)
+static int check_ccache_version(const char *ccache, const char *v, const char *cmd)
 {
-    char *v = ccache_version(ccache);
     int ok = strcmp(v, "unknown") != 0 && v[0] >= '0' && v[0] <= '9' &&
              version_cmp(v, SHARDCC_CCACHE_MIN) >= 0;
     if (!ok)
@@ -199,7 +198,6 @@ static int check_ccache_version(const char *ccache, const char *cmd)
                      "with%s; install a newer one (the GitHub action does) or pass --ccache PATH",
                      v, ccache, SHARDCC_CCACHE_MIN,
                      strcmp(v, "unknown") ? "" : " (its --version could not be read)");
-    free(v);
     return ok ? EXIT_OK : EXIT_USAGE;
 }
 
@@ -227,8 +225,10 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     sb_release(&cwd);
 
     int rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache);
-    if (!rc)
-        rc = check_ccache_version(env->tc.ccache, cmd);
+    if (!rc) {
+        env->ccache_version = ccache_version(env->tc.ccache);
+        rc = check_ccache_version(env->tc.ccache, env->ccache_version, cmd);
+    }
     if (rc)
         return rc;
     rc = toolchain_fingerprint(&env->tc, &sb);
@@ -395,6 +395,7 @@ void jobenv_release(struct jobenv *env)
     free(env->cuda_home);
     free(env->cuda_real);
     free(env->plan_digest);
+    free(env->ccache_version);
     toolchain_release(&env->tc);
     memset(env, 0, sizeof *env);
 }

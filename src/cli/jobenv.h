@@ -24,9 +24,10 @@ struct jobenv {
     json_t *set;   /* name -> value, in a stable order */
     json_t *unset; /* names to remove */
     char *root, *cache, *journal, *fingerprint;
-    char *cuda_home;   /* the shadow CUDA_HOME, or NULL */
-    char *cuda_real;   /* the real toolkit root it shadows, or NULL */
-    char *plan_digest; /* "plan1-..." when a plan was given, else NULL */
+    char *cuda_home;      /* the shadow CUDA_HOME, or NULL */
+    char *cuda_real;      /* the real toolkit root it shadows, or NULL */
+    char *plan_digest;    /* "plan1-..." when a plan was given, else NULL */
+    char *ccache_version; /* "4.7.5" (checked against SHARDCC_CCACHE_MIN) */
     struct toolchain tc;
 };
 
