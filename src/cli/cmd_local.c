@@ -7,6 +7,7 @@
 #include "jobenv.h"
 #include "jrnl.h"
 #include "path.h"
+#include "plan.h"
 #include "platform.h"
 #include "strvec.h"
 
@@ -325,10 +326,7 @@ int cmd_local(int argc, char **argv)
             continue;
         printf("%3d/%-4d %10zu %12.1f", i, n, owned[i], comp[i]);
         if (plan_doc)
-            printf(" %12.1f",
-                   json_number_value(json_object_get(
-                       json_array_get(json_object_get(plan_doc, "shards"), (size_t)i - 1),
-                       "seconds")));
+            printf(" %12.1f", plan_shard_seconds(plan_doc, i));
         printf(" %9.1f\n", wall[i]);
         if (wall[i] > slowest)
             slowest = wall[i];

@@ -5,6 +5,7 @@
 #include "classify.h"
 #include "cli.h"
 #include "merge.h"
+#include "plan.h"
 #include "platform.h"
 
 #include <errno.h>
@@ -46,19 +47,6 @@ struct shard_row {
 static int cmp_row(const void *a, const void *b)
 {
     return ((const struct shard_row *)a)->shard - ((const struct shard_row *)b)->shard;
-}
-
-/* The plan's predicted seconds for a shard, or -1. */
-static double predicted(json_t *plan, int shard)
-{
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(plan, "shards"), i, s)
-    {
-        if (json_integer_value(json_object_get(s, "shard")) == shard)
-            return json_number_value(json_object_get(s, "seconds"));
-    }
-    return -1;
 }
 
 static void read_row(json_t *m, struct shard_row *r)
@@ -195,7 +183,7 @@ int cmd_report(int argc, char **argv)
             printf("| shard %d/%d | %zu | %.1f |", rows[i].shard, rows[i].count, rows[i].owned,
                    rows[i].compile);
             if (plan)
-                printf(" %.1f |", predicted(plan, rows[i].shard));
+                printf(" %.1f |", plan_shard_seconds(plan, rows[i].shard));
             printf(" %.1f |\n", rows[i].wall);
         }
         if (sum)
@@ -208,7 +196,7 @@ int cmd_report(int argc, char **argv)
             printf("%4d/%-5d %10zu %12.1f", rows[i].shard, rows[i].count, rows[i].owned,
                    rows[i].compile);
             if (plan)
-                printf(" %12.1f", predicted(plan, rows[i].shard));
+                printf(" %12.1f", plan_shard_seconds(plan, rows[i].shard));
             printf(" %9.1f\n", rows[i].wall);
         }
         if (sum)

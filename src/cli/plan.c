@@ -144,3 +144,16 @@ int plan_load(const char *path, int count, struct strbuf *seat_text, struct strb
     json_decref(doc);
     return rc;
 }
+
+/* The plan's predicted seconds for a shard, or -1. */
+double plan_shard_seconds(json_t *plan, int shard)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(plan, "shards"), i, s)
+    {
+        if (json_integer_value(json_object_get(s, "shard")) == shard)
+            return json_number_value(json_object_get(s, "seconds"));
+    }
+    return -1;
+}

@@ -5,6 +5,7 @@
 #ifndef SHARDCC_PLAN_H
 #define SHARDCC_PLAN_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "strbuf.h"
@@ -34,5 +35,8 @@ char *plan_build(const struct plan_item *items, size_t nitems, int n, const char
  * with the reason in err. */
 int plan_load(const char *path, int count, struct strbuf *seat_text, struct strbuf *digest,
               struct strbuf *err);
+
+/* The predicted seconds of a shard in a plan document (its "shards" list), or -1. */
+double plan_shard_seconds(json_t *plan, int shard);
 
 #endif
