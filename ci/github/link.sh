@@ -20,12 +20,8 @@ if [ "$SHARDCC_IN_COUNT" = 0 ]; then
     exit "$rc"
 fi
 opts=(--artifacts "$arts" --expect-shards "$SHARDCC_IN_COUNT" --min-hit-rate "$SHARDCC_IN_MIN_HIT_RATE")
-case "${SHARDCC_IN_HOST_SEAT:-false}" in
-true) opts+=(--host-seat) ;;
-false) ;;
-*) echo "::error::shardcc: host-seat is true or false, not \"$SHARDCC_IN_HOST_SEAT\""; exit 2 ;;
-esac
-[ -z "${SHARDCC_IN_PLAN:-}" ] || opts+=(--plan "$SHARDCC_IN_PLAN")
+# shellcheck source=ci/github/job-options.sh
+. "$(dirname "$0")/job-options.sh"
 mkdir -p "$arts"
 echo "::group::shardcc link ${SHARDCC_IN_CELL} (${SHARDCC_IN_COUNT} shards)"
 rc=0

@@ -6,12 +6,8 @@ set -euo pipefail
 out=${RUNNER_TEMP:-/tmp}/shardcc-out
 rm -rf "$out" && mkdir -p "$out"
 opts=(--cell "$SHARDCC_IN_CELL" --shard "$SHARDCC_IN_SHARD" --artifact "$out/")
-case "${SHARDCC_IN_HOST_SEAT:-false}" in
-true) opts+=(--host-seat) ;;
-false) ;;
-*) echo "::error::shardcc: host-seat is true or false, not \"$SHARDCC_IN_HOST_SEAT\""; exit 2 ;;
-esac
-[ -z "${SHARDCC_IN_PLAN:-}" ] || opts+=(--plan "$SHARDCC_IN_PLAN")
+# shellcheck source=ci/github/job-options.sh
+. "$(dirname "$0")/job-options.sh"
 echo "::group::shardcc shard ${SHARDCC_IN_CELL} ${SHARDCC_IN_SHARD}"
 rc=0
 shardcc shard "${opts[@]}" -- sh -c "$SHARDCC_IN_BUILD" || rc=$?
