@@ -148,6 +148,22 @@ static struct archive_entry *file_entry(const char *name, uint64_t size)
     return ae;
 }
 
+/* libarchive's message with the system's reason when it has one ("Write error: No space
+ * left on device"); valid until the next call. */
+static const char *arch_err(struct archive *a)
+{
+    static char buf[512];
+    const char *m = archive_error_string(a);
+    int e = archive_errno(a);
+    if (!m)
+        m = "unknown libarchive error";
+    if (e > 0 && !strstr(m, strerror(e)))
+        snprintf(buf, sizeof buf, "%s: %s", m, strerror(e));
+    else
+        snprintf(buf, sizeof buf, "%s", m);
+    return buf;
+}
+
 int artifact_write(const char *path, const char *manifest, const char *cache_dir,
                    const struct cache_entry *e, size_t n, struct strbuf *err)
 {
@@ -158,7 +174,7 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
     if (archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
         archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
         archive_write_open_filename(a, sb_str(&tmp)) != ARCHIVE_OK) {
-        sb_addf(err, "cannot create \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+        sb_addf(err, "cannot create \"%s\": %s", sb_str(&tmp), arch_err(a));
         archive_write_free(a);
         sb_release(&tmp);
         return EXIT_IO;
@@ -166,7 +182,7 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
     struct archive_entry *ae = file_entry("manifest.json", strlen(manifest));
     if (archive_write_header(a, ae) != ARCHIVE_OK ||
         archive_write_data(a, manifest, strlen(manifest)) < 0) {
-        sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+        sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), arch_err(a));
         rc = EXIT_IO;
     }
     archive_entry_free(ae);
@@ -183,7 +199,7 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
         } else {
             ae = file_entry(sb_str(&name), (uint64_t)st.st_size);
             if (archive_write_header(a, ae) != ARCHIVE_OK) {
-                sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+                sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), arch_err(a));
                 rc = EXIT_IO;
             }
             uint64_t left = (uint64_t)st.st_size;
@@ -194,7 +210,7 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
                             r < 0 ? strerror(errno) : "it shrank while being packed");
                     rc = EXIT_IO;
                 } else if (archive_write_data(a, buf, (size_t)r) < 0) {
-                    sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+                    sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), arch_err(a));
                     rc = EXIT_IO;
                 } else {
                     left -= (uint64_t)r;
@@ -209,7 +225,7 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
     }
     free(buf);
     if (archive_write_close(a) != ARCHIVE_OK && !rc) {
-        sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), archive_error_string(a));
+        sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), arch_err(a));
         rc = EXIT_IO;
     }
     archive_write_free(a);

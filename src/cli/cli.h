@@ -27,8 +27,9 @@ int parse_count(const char *s);
 int cell_id_ok(const char *id);
 /* "4.7.5" from `ccache --version` (allocated; "unknown" when it cannot be read). */
 char *ccache_version(const char *ccache);
-/* Runs a build command with this process's environment; its exit status, or 127. */
-int run_build(char **argv);
+/* Runs a build command with this process's environment; its exit status (128 + N when
+ * signal N ended it), or 127. how gets "exit status S" or "killed by signal N, NAME". */
+int run_build(char **argv, struct strbuf *how);
 
 /* Directory holding shardcc and its seats (shardcc-nvcc, ...). 0 or an errno. */
 int cli_bindir(struct strbuf *out);
@@ -42,11 +43,17 @@ struct toolchain {
 
 /* Finds the real tools: explicit values first, then SHARDCC_REAL_*, CUDACXX / CXX / CC
  * (unless they point at a shardcc seat), PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.
- * Returns 0, or 2 with a message printed. */
+ * cuda_home_first (the shadow CUDA_HOME seat) puts $CUDA_HOME/bin/nvcc, then
+ * $CUDA_PATH/bin/nvcc, before CUDACXX and PATH, spelled as the caller spelled them: that is
+ * the nvcc torch runs without the seat, and nvcc derives its include paths (which land in
+ * the debug info) from the path it was started by. Returns 0, or 2 with a message printed. */
 int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, const char *cc,
-                   const char *ccache);
+                   const char *ccache, int cuda_home_first);
 /* "shardcc1-" + XXH3-128 over the toolchain's files (nvcc, cicc, ptxas, fatbinary, nvlink,
- * cudafe++, nvcc.profile, the host compiler and its cc1plus). 0 or 4 with a message. */
+ * cudafe++, nvcc.profile, the host compiler and its cc1plus). The toolkit's files are read
+ * from the directory nvcc reports as its own (_HERE_ in its -dryrun output), so an nvcc
+ * that is a script exec'ing the real one (/usr/local/bin/nvcc) fingerprints the real
+ * toolkit, not the script's neighbours. 0 or 4 with a message. */
 int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out);
 void toolchain_release(struct toolchain *tc);
 

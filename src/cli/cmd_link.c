@@ -171,12 +171,15 @@ int cmd_link(int argc, char **argv)
     fprintf(stderr, CMD ": running the build in the link phase\n");
     jobenv_apply(&env);
     uint64_t t0 = plat_monotonic_us();
-    int st = run_build(build);
+    struct strbuf how = STRBUF_INIT;
+    int st = run_build(build, &how);
     double wall = (double)(plat_monotonic_us() - t0) / 1e6;
     if (st != 0) {
-        report_error(CMD, "the build failed (exit status %d)", st);
+        report_error(CMD, "the build failed (%s)", sb_str(&how));
+        sb_release(&how);
         return EXIT_BUILD;
     }
+    sb_release(&how);
 
     struct jrnl j;
     e = jrnl_load(env.journal, &j);

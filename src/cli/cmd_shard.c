@@ -93,14 +93,78 @@ char *ccache_version(const char *ccache)
     return v ? v : xstrdup("unknown");
 }
 
-int run_build(char **argv)
+int run_build(char **argv, struct strbuf *how)
 {
     int st = plat_spawn_wait_path(argv);
     if (st < 0) {
-        report_error("shardcc", "cannot run \"%s\": %s", argv[0], strerror(errno));
+        int e = errno;
+        report_error("shardcc", "cannot run \"%s\": %s", argv[0], strerror(e));
+        sb_addf(how, "could not start: %s", strerror(e));
         return 127;
     }
+    int sig = plat_last_signal(), got = plat_interrupted_by();
+    if (got && st == 0)
+        st = 128 + got; /* stopped on request: never an artifact, even if the build ended 0 */
+    if (got)
+        sb_addf(how,
+                "shardcc received signal %d, %s, and passed it on to the build, which "
+                "ended with %s %d",
+                got, strsignal(got), sig ? "signal" : "status", sig ? sig : st);
+    else if (sig)
+        sb_addf(how, "killed by signal %d, %s", sig, strsignal(sig));
+    else
+        sb_addf(how, "exit status %d", st);
     return st;
+}
+
+static size_t count_results(const struct cache_entry *e, size_t n)
+{
+    size_t results = 0;
+    for (size_t k = 0; k < n; k++)
+        results += e[k].rel[strlen(e[k].rel) - 1] == 'R';
+    return results;
+}
+
+/* The owned TUs whose result ccache named but did not leave in the cache (a full disk, a
+ * cache cleaned under the build): their keys, comma-separated, into names. The count. */
+static size_t lost_results(const struct jrnl *j, const struct cache_entry *e, size_t n,
+                           struct strbuf *names)
+{
+    char **have = xmalloc((n ? n : 1) * sizeof *have);
+    size_t nh = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t len = strlen(e[k].rel);
+        if (!len || e[k].rel[len - 1] != 'R')
+            continue;
+        char *key = xmalloc(len);
+        size_t q = 0;
+        for (size_t c = 0; c + 1 < len; c++)
+            if (e[k].rel[c] != '/')
+                key[q++] = e[k].rel[c];
+        key[q] = '\0';
+        have[nh++] = key;
+    }
+    qsort(have, nh, sizeof *have, cstr_cmp);
+    size_t lost = 0;
+    for (size_t k = 0; k < j->n; k++) {
+        const struct jrec *r = &j->r[k];
+        if (!jrec_is_tu(r) || !strcmp(r->action, "stub") || r->status != 0 || !r->result_key ||
+            !r->outcome ||
+            (strcmp(r->outcome, "miss") && strcmp(r->outcome, "hit") &&
+             strcmp(r->outcome, "recache")))
+            continue;
+        const char *want = r->result_key;
+        if (bsearch(&want, have, nh, sizeof *have, cstr_cmp))
+            continue;
+        if (lost++ < 10)
+            sb_addf(names, "%s%s", lost > 1 ? ", " : "", r->key ? r->key : "?");
+    }
+    if (lost > 10)
+        sb_addf(names, ", and %zu more", lost - 10);
+    for (size_t k = 0; k < nh; k++)
+        free(have[k]);
+    free(have);
+    return lost;
 }
 
 static json_t *str_or_null(const char *s)
@@ -271,13 +335,16 @@ int cmd_shard(int argc, char **argv)
     fprintf(stderr, CMD ": shard %d/%d of cell %s: running the build\n", o.shard, o.count, cell);
     jobenv_apply(&env);
     uint64_t t0 = plat_monotonic_us();
-    int st = run_build(build);
+    struct strbuf how = STRBUF_INIT;
+    int st = run_build(build, &how);
     double wall = (double)(plat_monotonic_us() - t0) / 1e6;
     if (st != 0) {
-        report_error(CMD, "shard %d/%d: the build failed (exit status %d); no artifact written",
-                     o.shard, o.count, st);
+        report_error(CMD, "shard %d/%d: the build failed (%s); no artifact written", o.shard,
+                     o.count, sb_str(&how));
+        sb_release(&how);
         return EXIT_BUILD;
     }
+    sb_release(&how);
 
     struct jrnl j;
     e = jrnl_load(env.journal, &j);
@@ -305,16 +372,30 @@ int cmd_shard(int argc, char **argv)
         report_error(CMD, "%s", sb_str(&err));
         return EXIT_IO;
     }
-    size_t results = 0;
-    for (size_t k = 0; k < nents; k++)
-        results += ents[k].rel[strlen(ents[k].rel) - 1] == 'R';
-    if (s.cached > 0 && results == 0) {
-        report_error(CMD,
-                     "shard %d/%d: owned %zu TUs but its cache \"%s\" holds no result: ccache "
-                     "cached nothing (see the outcomes in %s)",
-                     o.shard, o.count, s.cached, env.cache, env.journal);
+    struct strbuf lost = STRBUF_INIT;
+    size_t nlost = 0, results = count_results(ents, nents);
+    if (s.cached > 0)
+        nlost = lost_results(&j, ents, nents, &lost);
+    if (s.cached > 0 && (results == 0 || nlost > 0)) {
+        unsigned long long avail = 0;
+        struct strbuf why = STRBUF_INIT;
+        if (plat_free_bytes(env.cache, &avail) == 0 && avail < (1ull << 20))
+            sb_addf(&why, "; the file system holding it has %llu bytes free", avail);
+        if (results == 0)
+            report_error(CMD,
+                         "shard %d/%d: owned %zu TUs but its cache \"%s\" holds no result: "
+                         "ccache cached nothing%s (see the outcomes in %s)",
+                         o.shard, o.count, s.cached, env.cache, sb_str(&why), env.journal);
+        else
+            report_error(CMD,
+                         "shard %d/%d: %zu of the %zu TUs it owned have no result in its cache "
+                         "\"%s\"%s: %s",
+                         o.shard, o.count, nlost, s.cached, env.cache, sb_str(&why), sb_str(&lost));
+        sb_release(&why);
+        sb_release(&lost);
         return EXIT_GUARD;
     }
+    sb_release(&lost);
     for (size_t k = 0; k < j.n; k++) {
         const struct jrec *r = &j.r[k];
         if (jrec_is_tu(r) && strcmp(r->action, "stub") && r->outcome && strcmp(r->outcome, "hit") &&

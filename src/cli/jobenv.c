@@ -224,7 +224,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     env->journal = sb_detach(&sb);
     sb_release(&cwd);
 
-    int rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache);
+    int rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache,
+                            o->cuda_home_seat);
     if (!rc) {
         env->ccache_version = ccache_version(env->tc.ccache);
         rc = check_ccache_version(env->tc.ccache, env->ccache_version, cmd);
@@ -314,6 +315,10 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "CC", sb_str(&sb));
         sb_reset(&sb);
     }
+    if (!o->cuda_home_seat) {
+        json_array_append_new(env->unset, json_string("SHARDCC_CUDA_SHADOW"));
+        json_array_append_new(env->unset, json_string("SHARDCC_CUDA_REAL"));
+    }
     if (o->cuda_home_seat) {
         /* the toolkit root: the real nvcc is ROOT/bin/nvcc */
         char *bin = parent_dir(env->tc.nvcc);
@@ -338,6 +343,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         real_root = NULL;
         add(v, "CUDA_HOME", env->cuda_home);
         add(v, "CUDA_PATH", env->cuda_home);
+        add(v, "SHARDCC_CUDA_SHADOW", env->cuda_home);
+        add(v, "SHARDCC_CUDA_REAL", env->cuda_real);
         const char *path = getenv("PATH");
         sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? ":" : "", path ? path : "");
         add(v, "PATH", sb_str(&sb));

@@ -363,7 +363,15 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         int e = plat_is_dir(o->cache) ? (rmdir(o->cache) == 0 ? 0 : errno) : 0;
         if (!e)
             e = plat_rename(sb_str(&staging), o->cache);
-        if (e) {
+        if (e == ENOTEMPTY || e == EEXIST) {
+            /* another merge into the same directory finished first: its cache is whole */
+            report_error(o->cmd,
+                         "the cache directory \"%s\" was filled by another merge while this "
+                         "one ran (that merge's cache is left as it is): give each merge a "
+                         "directory of its own",
+                         o->cache);
+            rc = EXIT_USAGE;
+        } else if (e) {
             report_error(o->cmd, "cannot move the merged cache into \"%s\": %s", o->cache,
                          strerror(e));
             rc = EXIT_IO;

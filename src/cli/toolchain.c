@@ -50,15 +50,25 @@ static char *first_real(const char *const *cands, size_t n)
 }
 
 int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, const char *cc,
-                   const char *ccache)
+                   const char *ccache, int cuda_home_first)
 {
     memset(tc, 0, sizeof *tc);
     struct strbuf home = STRBUF_INIT;
+    /* torch's order: a non-empty CUDA_HOME, else CUDA_PATH */
     const char *cuda_home = getenv("CUDA_HOME");
-    if (cuda_home && *cuda_home)
-        sb_addf(&home, "%s/bin/nvcc", cuda_home);
-    const char *nv[] = {nvcc,          getenv("SHARDCC_REAL_NVCC"), getenv("CUDACXX"), "nvcc",
-                        sb_str(&home), "/usr/local/cuda/bin/nvcc"};
+    if (!cuda_home || !*cuda_home)
+        cuda_home = getenv("CUDA_PATH");
+    if (cuda_home && *cuda_home) {
+        size_t n = strlen(cuda_home);
+        while (n > 1 && cuda_home[n - 1] == '/')
+            n--;
+        sb_add(&home, cuda_home, n);
+        sb_adds(&home, "/bin/nvcc");
+    }
+    const char *first = cuda_home_first ? sb_str(&home) : NULL;
+    const char *nv[] = {
+        nvcc,          getenv("SHARDCC_REAL_NVCC"), first, getenv("CUDACXX"), "nvcc",
+        sb_str(&home), "/usr/local/cuda/bin/nvcc"};
     const char *cx[] = {cxx, getenv("SHARDCC_REAL_CXX"), getenv("CXX"), "c++", "g++", "clang++"};
     const char *c[] = {cc, getenv("SHARDCC_REAL_CC"), getenv("CC"), "cc", "gcc", "clang"};
     const char *ca[] = {ccache, getenv("SHARDCC_CCACHE"), "ccache"};
@@ -149,13 +159,46 @@ static char *host_prog(const char *compiler, const char *prog)
     return sb_detach(&out);
 }
 
+/* The directory nvcc runs from, as nvcc itself reports it: the line "#$ _HERE_=DIR" of
+ * `nvcc -dryrun -c F.cu` (printed on stderr without reading F; about 15 ms). NULL when
+ * nvcc prints no such line. */
+static char *nvcc_here(const char *nvcc)
+{
+    struct strbuf err = STRBUF_INIT;
+    char *argv[] = {(char *)nvcc, "-dryrun", "-c", "/nonexistent/shardcc-probe.cu", NULL};
+    char *dir = NULL;
+    if (plat_run_capture_fd(argv, 2, &err) == 0) {
+        static const char tag[] = "#$ _HERE_=";
+        for (const char *l = sb_str(&err); l && *l;) {
+            const char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            if (n > sizeof tag - 1 && !strncmp(l, tag, sizeof tag - 1) &&
+                l[sizeof tag - 1] == '/') {
+                dir = xstrndup(l + sizeof tag - 1, n - (sizeof tag - 1));
+                break;
+            }
+            l = e ? e + 1 : NULL;
+        }
+    }
+    sb_release(&err);
+    return dir;
+}
+
 int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
 {
     XXH3_state_t *st = XXH3_createState();
     XXH3_128bits_reset(st);
     struct strbuf real = STRBUF_INIT, dir = STRBUF_INIT, p = STRBUF_INIT;
-    if (plat_realpath(tc->nvcc, &real) != 0)
+    char *here = nvcc_here(tc->nvcc);
+    if (here) {
+        sb_addf(&dir, "%s/nvcc", here);
+        free(here);
+        if (plat_realpath(sb_str(&dir), &real) != 0)
+            sb_adds(&real, sb_str(&dir));
+        sb_reset(&dir);
+    } else if (plat_realpath(tc->nvcc, &real) != 0) {
         sb_adds(&real, tc->nvcc);
+    }
     sb_add(&dir, real.buf, (size_t)(path_basename(real.buf) - real.buf));
     static const char *const cuda[][2] = {{"nvcc", "nvcc"},
                                           {"cicc", "../nvvm/bin/cicc"},

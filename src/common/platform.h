@@ -58,7 +58,8 @@ long plat_pid(void);
 #define SHARDCC_PLATFORM_EXTRA
 int plat_is_dir(const char *path);
 /* Runs argv (argv[0] looked up on PATH) with this process's environment and standard
- * streams, waits, and returns its exit status (128+S for a signal S), or -1 (errno set). */
+ * streams, waits, and returns its exit status (128+S for a signal S), or -1 (errno set).
+ * SIGINT, SIGTERM and SIGHUP received meanwhile are passed on to the child. */
 int plat_spawn_wait_path(char *const argv[]);
 /* As plat_spawn_wait_path, with standard output and error appended to the file log. */
 int plat_spawn_wait_log(char *const argv[], const char *log);
@@ -78,4 +79,14 @@ int plat_mkdir_p(const char *dir);
 /* Runs argv (argv[0] looked up on PATH when it has no '/'), captures its standard output
  * into out (stderr passes through) and returns its exit status, or -1 (errno set). */
 int plat_run_capture(char *const argv[], struct strbuf *out);
+/* Bytes an unprivileged writer can still use on the file system holding path. 0 or errno. */
+int plat_free_bytes(const char *path, unsigned long long *out);
+/* The signal (SIGINT, SIGTERM, SIGHUP) this process received while plat_spawn_wait_path or
+ * plat_spawn_wait_log waited, and passed on to the child; 0 when none. */
+int plat_interrupted_by(void);
+/* The signal that ended the child last waited for by a plat_spawn_* or plat_run_* call
+ * (whose status was then 128 + that signal), or 0 when it exited. */
+int plat_last_signal(void);
+/* The same, capturing file descriptor fd (1 or 2) instead of standard output. */
+int plat_run_capture_fd(char *const argv[], int fd, struct strbuf *out);
 #endif

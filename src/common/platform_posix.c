@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,15 +91,34 @@ int plat_find_in_path(const char *name, struct strbuf *out)
 }
 
 /* Waits for pid: its exit status, 128+S for a signal S, or -1 (errno set). */
+int plat_free_bytes(const char *path, unsigned long long *out)
+{
+    struct statvfs v;
+    if (statvfs(path, &v) != 0)
+        return errno;
+    *out = (unsigned long long)v.f_bavail * (unsigned long long)v.f_frsize;
+    return 0;
+}
+
+static int last_signal;
+
+int plat_last_signal(void)
+{
+    return last_signal;
+}
+
 static int wait_status(pid_t pid)
 {
     int st;
+    last_signal = 0;
     while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR)
             return -1;
     }
     if (WIFEXITED(st))
         return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        last_signal = WTERMSIG(st);
     return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 }
 
@@ -253,12 +274,17 @@ int plat_mkdir_p(const char *dir)
 
 int plat_run_capture(char *const argv[], struct strbuf *out)
 {
+    return plat_run_capture_fd(argv, 1, out);
+}
+
+int plat_run_capture_fd(char *const argv[], int fd, struct strbuf *out)
+{
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], fd);
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -316,15 +342,63 @@ int plat_is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A build the CLI runs is stopped with it: SIGINT, SIGTERM and SIGHUP (a CI runner
+ * cancelling the job, ^C) are passed on to the build's process group, and the CLI waits
+ * for the build to end instead of leaving it running, orphaned, against the job's cache. */
+static volatile sig_atomic_t fwd_pid, fwd_sig;
+static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void fwd_handler(int sig)
+{
+    fwd_sig = sig;
+    if (fwd_pid > 0)
+        kill(-(pid_t)fwd_pid, sig);
+}
+
+int plat_interrupted_by(void)
+{
+    return fwd_sig;
+}
+
+static int spawn_wait_forwarding(char *const argv[], const posix_spawn_file_actions_t *fa)
+{
+    struct sigaction sa, old[3];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fwd_handler;
+    sigemptyset(&sa.sa_mask);
+    fwd_pid = 0;
+    fwd_sig = 0;
+    for (size_t i = 0; i < 3; i++)
+        sigaction(fwd_signals[i], &sa, &old[i]);
+    /* the build leads a process group of its own: a signal reaches every process of it
+     * (make's and ninja's children, a shell's commands), none is left running orphaned */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], fa, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
+    int st;
+    if (rc != 0) {
+        st = -1;
+    } else {
+        fwd_pid = pid;
+        if (fwd_sig) /* arrived before the child existed */
+            kill(-pid, fwd_sig);
+        st = wait_status(pid);
+        fwd_pid = 0;
+    }
+    for (size_t i = 0; i < 3; i++)
+        sigaction(fwd_signals[i], &old[i], NULL);
+    if (rc != 0)
+        errno = rc;
+    return st;
+}
+
 int plat_spawn_wait_path(char *const argv[])
 {
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-    if (rc != 0) {
-        errno = rc;
-        return -1;
-    }
-    return wait_status(pid);
+    return spawn_wait_forwarding(argv, NULL);
 }
 
 int plat_spawn_wait_log(char *const argv[], const char *log)
@@ -333,14 +407,9 @@ int plat_spawn_wait_log(char *const argv[], const char *log)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0666);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int st = spawn_wait_forwarding(argv, &fa);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        errno = rc;
-        return -1;
-    }
-    return wait_status(pid);
+    return st;
 }
 
 int plat_same_content(const char *path, const void *data, size_t len)

@@ -131,6 +131,48 @@ static int expand(struct canon *c, int argc, char *const *argv, int depth, const
     return EXIT_OK;
 }
 
+char *shadow_rewrite(const struct wrap_config *cfg, const char *arg)
+{
+    if (!cfg->shadow || !*cfg->shadow || !cfg->shadow_real)
+        return NULL;
+    size_t n = strlen(cfg->shadow);
+    const char *p = strstr(arg, cfg->shadow);
+    if (!p)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    const char *from = arg;
+    int changed = 0;
+    for (; p; p = strstr(p, cfg->shadow)) {
+        char next = p[n];
+        if (next == '/' || next == ':' || next == ',' || next == '\0') {
+            sb_add(&sb, from, (size_t)(p - from));
+            sb_adds(&sb, cfg->shadow_real);
+            from = p + n;
+            changed = 1;
+            p += n;
+        } else {
+            p++;
+        }
+    }
+    if (!changed) {
+        sb_release(&sb);
+        return NULL;
+    }
+    sb_adds(&sb, from);
+    return sb_detach(&sb);
+}
+
+static void shadow_rewrite_all(const struct wrap_config *cfg, struct strvec *v)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        char *r = shadow_rewrite(cfg, v->v[i]);
+        if (r) {
+            free(v->v[i]);
+            v->v[i] = r;
+        }
+    }
+}
+
 int canon_argv(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
                struct strvec *out, struct strbuf *err)
 {
@@ -153,5 +195,7 @@ int canon_argv(enum seat seat, const struct wrap_config *cfg, int argc, char *co
         rc = expand(&c, (int)app.n, sv_argv(&app), 0, "NVCC_APPEND_FLAGS");
         sv_clear(&app);
     }
+    if (!rc)
+        shadow_rewrite_all(cfg, out);
     return rc;
 }

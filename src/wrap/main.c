@@ -178,6 +178,11 @@ static int load_config(struct wrap *w)
         c->prepend = getenv("NVCC_PREPEND_FLAGS");
         c->append = getenv("NVCC_APPEND_FLAGS");
     }
+    const char *shadow = getenv("SHARDCC_CUDA_SHADOW"), *real = getenv("SHARDCC_CUDA_REAL");
+    if (shadow && *shadow && (!real || !*real))
+        return fail(w, EXIT_USAGE, "SHARDCC_CUDA_SHADOW is set but SHARDCC_CUDA_REAL is not");
+    c->shadow = shadow && *shadow ? shadow : NULL;
+    c->shadow_real = c->shadow ? real : NULL;
     const char *j = getenv("SHARDCC_JOURNAL");
     w->journal = j && *j ? j : NULL;
     return EXIT_OK;
@@ -196,7 +201,13 @@ static int run_direct(const struct wrap *w, int argc, char **argv)
 {
     struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
-    sv_pushv(&v, argv, (size_t)argc);
+    for (int i = 0; i < argc; i++) {
+        char *r = shadow_rewrite(&w->cfg, argv[i]);
+        if (r)
+            sv_push_owned(&v, r);
+        else
+            sv_push(&v, argv[i]);
+    }
     return run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
 }
 

@@ -4,6 +4,16 @@
 # 100 %, its library is the unsharded one and its objects are their owners' bytes.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
+nv=$(command -v nvcc)
+real=$(cd "$(dirname "$nv")/.." && pwd -P)
+# As on CI images: CUDA_HOME spells the toolkit one way (here through a link), and the first
+# nvcc on PATH is a script that execs the real one by another path (/usr/local/bin/nvcc).
+# nvcc derives its include paths from the path it was started by and -g writes them into the
+# debug info: the seat must run $CUDA_HOME/bin/nvcc, as the unsharded build does.
+mkdir alias pathbin && ln -s "$real" alias/cuda
+printf '#!/bin/sh\nexec %s/bin/nvcc "$@"\n' "$real" >pathbin/nvcc && chmod +x pathbin/nvcc
+export CUDA_HOME="$T/alias/cuda" PATH="$T/pathbin:$PATH"
+unset CUDA_PATH
 mkdir -p proj/src
 cd proj
 for k in add mul relu scan; do
@@ -20,7 +30,7 @@ NVCC="${CUDA_HOME:-/usr/local/cuda}/bin/nvcc"
 rm -rf build && mkdir build
 "$NVCC" --version >/dev/null
 for k in add mul relu scan; do
-    "$NVCC" -I"${CUDA_HOME:-/usr/local/cuda}/include" -O2 -gencode=arch=compute_90,code=sm_90 \
+    "$NVCC" -I"${CUDA_HOME:-/usr/local/cuda}/include" -O2 -g -lineinfo -gencode=arch=compute_90,code=sm_90 \
         --compiler-options -fPIC --generate-dependencies-with-compile --dependency-output build/$k.d \
         -c "$PWD/src/$k.cu" -o build/$k.o
 done
@@ -47,6 +57,11 @@ expect_eq "every TU owned by one shard" "$owned" "4"
     fail "the shadow CUDA_HOME does not lead to the real headers"
 ok "the shadow CUDA_HOME's include/ is the real toolkit's"
 expect_eq "the shadow nvcc is the seat" "$(readlink -f .shardcc/cuda-home/bin/nvcc)" "$(readlink -f "$SHARDCC_BIN/shardcc-wrap")"
+expect_eq "the seat runs \$CUDA_HOME/bin/nvcc, not PATH's" "$(shardcc env --cuda-home-seat --format json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["SHARDCC_REAL_NVCC"])')" "$CUDA_HOME/bin/nvcc"
+fp() { shardcc env --real-nvcc "$1" --format json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CCACHE_COMPILERCHECK"])'; }
+expect_eq "the fingerprint of an nvcc script is the real toolkit's" "$(fp "$T/pathbin/nvcc")" "$(fp "$real/bin/nvcc")"
 shardcc link --cuda-home-seat --artifacts ../art --expect-shards 2 -- ./build.sh 2>"$T/l.err" ||
     fail "link: $(cat "$T/l.err")"
 grep -qx "hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards" "$T/l.err" || fail "link: $(tail -2 "$T/l.err")"
@@ -61,14 +76,10 @@ done < <(for i in 1 2; do awk -F'\t' -v i=$i '$7 == "tu" && $8 == "cache" {print
 expect_eq "link objects byte-identical to their owners'" "$n" "4"
 
 # The debug-info map names the toolkit as the caller's CUDA_HOME spells it, when that is the
-# real nvcc's toolkit (CI images set CUDA_HOME=/usr/local/cuda-13.0 with /usr/local/cuda on
-# PATH: the unsharded build then writes that spelling into its debug info)
-nv=$(command -v nvcc)
-real=$(cd "$(dirname "$nv")/.." && pwd -P)
+# real nvcc's toolkit (the unsharded build writes that spelling into its debug info)
 map() { env "$@" shardcc env --cuda-home-seat --real-nvcc "$nv" --format json 2>"$T/map.err" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CXXFLAGS"].split("=", 2)[2])'; }
 expect_eq "CUDA_HOME spelled as its real path" "$(map CUDA_HOME="$real" CXXFLAGS=)" "$real"
-mkdir ../alias && ln -s "$real" ../alias/cuda
 expect_eq "CUDA_HOME spelled through a link" "$(map CUDA_HOME="$T/alias/cuda/" CXXFLAGS=)" "$T/alias/cuda"
 expect_eq "no CUDA_HOME: the real nvcc's root" "$(map -u CUDA_HOME -u CUDA_PATH CXXFLAGS=)" "$(dirname "$(dirname "$nv")")"
 expect_eq "CUDA_HOME of another toolkit: the real nvcc's root" "$(map CUDA_HOME="$T" CXXFLAGS=)" "$(dirname "$(dirname "$nv")")"

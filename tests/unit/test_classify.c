@@ -5,14 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "classify.h"
 
 static struct wrap_config cfg(enum phase ph, int i, int n)
 {
-    struct wrap_config c = {ph,   i,    n,   "/nonexistent-root", "/nonexistent-root/build",
-                            NULL, NULL, NULL};
+    struct wrap_config c = {
+        ph, i, n, "/nonexistent-root", "/nonexistent-root/build", NULL, NULL, NULL, NULL, NULL};
     return c;
 }
 
@@ -89,13 +90,47 @@ static void test_shard_spec(void **state)
         assert_int_not_equal(parse_shard_spec(bad[k], &i, &n), 0);
 }
 
+/* The shadow CUDA_HOME is replaced where it is a whole path component prefix, nowhere else;
+ * the canonical argv the compiler gets carries the caller's toolkit path. */
+static void test_shadow_rewrite(void **state)
+{
+    (void)state;
+    struct wrap_config k = cfg(PHASE_LINK, 0, 0);
+    k.shadow = "/r/.shardcc/cuda-home";
+    k.shadow_real = "/usr/local/cuda-13.0";
+    static const char *const cases[][2] = {
+        {"-I/r/.shardcc/cuda-home/include", "-I/usr/local/cuda-13.0/include"},
+        {"/r/.shardcc/cuda-home", "/usr/local/cuda-13.0"},
+        {"-L/r/.shardcc/cuda-home/lib64:/r/.shardcc/cuda-home/x,/r/.shardcc/cuda-home",
+         "-L/usr/local/cuda-13.0/lib64:/usr/local/cuda-13.0/x,/usr/local/cuda-13.0"},
+        {"-I/r/.shardcc/cuda-home2/include", NULL},
+        {"-O2", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *r = shadow_rewrite(&k, cases[i][0]);
+        if (cases[i][1])
+            assert_string_equal(r, cases[i][1]);
+        else
+            assert_null(r);
+        free(r);
+    }
+    char *argv[] = {"-I/r/.shardcc/cuda-home/include", "-c", "../src/a.cu", "-o", "a.o"};
+    struct call c;
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(classify_call(SEAT_NVCC, &k, 5, argv, &c, &err), 0);
+    assert_string_equal(c.argv.v[0], "-I/usr/local/cuda-13.0/include");
+    call_release(&c);
+    k.shadow = NULL;
+    assert_null(shadow_rewrite(&k, "-I/r/.shardcc/cuda-home/include"));
+    sb_release(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tu_owned_and_stubbed),
-        cmocka_unit_test(test_folded_env_flags),
-        cmocka_unit_test(test_default_depfile),
-        cmocka_unit_test(test_shard_spec),
+        cmocka_unit_test(test_tu_owned_and_stubbed), cmocka_unit_test(test_folded_env_flags),
+        cmocka_unit_test(test_default_depfile),      cmocka_unit_test(test_shard_spec),
+        cmocka_unit_test(test_shadow_rewrite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
