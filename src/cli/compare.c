@@ -235,7 +235,9 @@ static int is_index_table(const char *name)
 
 static void index_tables_last(struct member *m, size_t n)
 {
-    struct member *tmp = xmalloc((n ? n : 1) * sizeof *tmp);
+    if (n == 0)
+        return;
+    struct member *tmp = xmalloc(n * sizeof *tmp);
     size_t k = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < n; i++)
@@ -322,10 +324,10 @@ static void blank_record_hashes(unsigned char *rec, size_t len, char **names, si
 static void compare_member_lists(const char *kind, struct member *ma, size_t na, struct member *mb,
                                  size_t nb, int sorted, struct cmp_result *r)
 {
-    if (sorted) {
+    if (sorted && na)
         qsort(ma, na, sizeof *ma, cmp_member);
+    if (sorted && nb)
         qsort(mb, nb, sizeof *mb, cmp_member);
-    }
     char **masked_only = xmalloc((na ? na : 1) * sizeof *masked_only);
     size_t nmasked = 0;
     size_t i = 0, k = 0;
@@ -359,7 +361,7 @@ static void compare_member_lists(const char *kind, struct member *ma, size_t na,
         sb_addf(&r->diff, "%s member %s is only in %s", kind, i < na ? ma[i].name : mb[k].name,
                 i < na ? "A" : "B");
     }
-    for (size_t x = 0; r->same && x < na; x++) {
+    for (size_t x = 0; r->same && x < na && x < nb; x++) { /* same: na == nb */
         if (!sorted || !is_record(ma[x].name))
             continue;
         blank_record_hashes(ma[x].data, ma[x].len, masked_only, nmasked);

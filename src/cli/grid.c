@@ -224,6 +224,8 @@ int package_load(const char *path, const char *default_name, struct package *p, 
 static int check_subset(const struct package *p, const struct strlist *l, const char *key,
                         const struct cells *c, int dim, struct strbuf *err)
 {
+    if (!l->at)
+        return EXIT_OK; /* the package does not narrow this dimension */
     for (size_t i = 0; i < l->n; i++) {
         int found = 0;
         if (dim < 0) {

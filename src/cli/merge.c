@@ -199,7 +199,7 @@ static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n
                           const struct art **ref_out)
 {
     /* The reference is the identity most artifacts share; the others are foreign. */
-    const struct art *ref = NULL;
+    const struct art *ref = n ? &arts[0] : NULL;
     size_t best = 0;
     for (size_t i = 0; i < n; i++) {
         size_t votes = 0;
@@ -303,10 +303,10 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         return EXIT_GUARD;
     }
     struct art *arts = calloc(n, sizeof *arts);
-    for (size_t i = 0; i < n && !rc; i++) {
-        arts[i].path = files[i];
+    for (size_t i = 0; i < n; i++)
+        arts[i].path = files[i]; /* all of them: the loop below may stop early */
+    for (size_t i = 0; i < n && !rc; i++)
         rc = load_manifest(o->cmd, &arts[i]);
-    }
     const struct art *ref = NULL;
     if (!rc)
         rc = guard_identity(o, arts, n, &ref);

@@ -23,6 +23,8 @@ static void free_node(struct ynode *n);
 
 static struct ynode *convert(struct conv *c, yaml_node_t *yn, int depth)
 {
+    if (c->too_deep || c->too_big) /* the tree is dropped: stop (a recursive alias fans out) */
+        return NULL;
     if (depth > YDOC_MAX_DEPTH) {
         c->too_deep = 1;
         return NULL;

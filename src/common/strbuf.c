@@ -80,7 +80,8 @@ void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
     va_list cp;
     va_copy(cp, ap);
-    int n = vsnprintf(NULL, 0, fmt, cp);
+    /* cp is a va_copy of the caller's started ap; clang-analyzer loses track of it */
+    int n = vsnprintf(NULL, 0, fmt, cp); // NOLINT(clang-analyzer-valist.Uninitialized)
     va_end(cp);
     if (n < 0)
         return;

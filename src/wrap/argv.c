@@ -113,6 +113,11 @@ static int expand(struct canon *c, int argc, char *const *argv, int depth, const
             value = argv[++i];
         }
         if (o->flags & OPT_OPTFILE) {
+            if (!value) {
+                sb_addf(c->err, "option \"%s\" expects a value%s%s", a,
+                        from ? " in options file " : "", from ? from : "");
+                return EXIT_USAGE;
+            }
             int rc = expand_list(c, value, depth, from);
             if (rc)
                 return rc;

@@ -8,8 +8,11 @@ nv=$(command -v nvcc)
 real=$(cd "$(dirname "$nv")/.." && pwd -P)
 # As on CI images: CUDA_HOME spells the toolkit one way (here through a link), and the first
 # nvcc on PATH is a script that execs the real one by another path (/usr/local/bin/nvcc).
-# nvcc derives its include paths from the path it was started by and -g writes them into the
-# debug info: the seat must run $CUDA_HOME/bin/nvcc, as the unsharded build does.
+# nvcc derives its include paths from the path it was started by, and -lineinfo writes the
+# paths of the inlined cuda_fp16.hpp functions into the device line tables: the seat must
+# run $CUDA_HOME/bin/nvcc, as the unsharded build does, and give nvcc the real path where
+# -I$CUDA_HOME/include names the shadow. (Not -g: GCC orders its debug string tables by a
+# hash that covers nvcc's per-run temporary file name, so two plain -g builds differ too.)
 mkdir alias pathbin && ln -s "$real" alias/cuda
 printf '#!/bin/sh\nexec %s/bin/nvcc "$@"\n' "$real" >pathbin/nvcc && chmod +x pathbin/nvcc
 export CUDA_HOME="$T/alias/cuda" PATH="$T/pathbin:$PATH"
@@ -17,7 +20,7 @@ unset CUDA_PATH
 mkdir -p proj/src
 cd proj
 for k in add mul relu scan; do
-    printf '#include <cuda_runtime.h>\ntemplate <typename T> __global__ void %s_k(T *x) { x[threadIdx.x] += T(2); }\nextern "C" void %s(float *x) { %s_k<<<1, 32>>>(x); }\n' $k $k $k >src/$k.cu
+    printf '#include <cuda_fp16.h>\n#include <cuda_runtime.h>\ntemplate <typename T> __global__ void %s_k(T *x) { x[threadIdx.x] = __float2half(__half2float(x[threadIdx.x]) * 2.0f); }\nextern "C" void %s(__half *x) { %s_k<<<1, 32>>>(x); }\n' $k $k $k >src/$k.cu
 done
 cat >build.sh <<'SH'
 #!/bin/sh
@@ -30,7 +33,7 @@ NVCC="${CUDA_HOME:-/usr/local/cuda}/bin/nvcc"
 rm -rf build && mkdir build
 "$NVCC" --version >/dev/null
 for k in add mul relu scan; do
-    "$NVCC" -I"${CUDA_HOME:-/usr/local/cuda}/include" -O2 -g -lineinfo -gencode=arch=compute_90,code=sm_90 \
+    "$NVCC" -I"${CUDA_HOME:-/usr/local/cuda}/include" -O2 -lineinfo -gencode=arch=compute_90,code=sm_90 \
         --compiler-options -fPIC --generate-dependencies-with-compile --dependency-output build/$k.d \
         -c "$PWD/src/$k.cu" -o build/$k.o
 done
