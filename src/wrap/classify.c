@@ -241,6 +241,8 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         }
         if (cfg->phase == PHASE_SHARD && cfg->count > 0) {
             call->owner = cfg->plan ? plan_owner(cfg->plan, call->key) : 0;
+            if (call->owner > cfg->count) /* a plan.tsv edited by hand: never nobody's TU */
+                call->owner = 0;
             if (!call->owner)
                 call->owner = partition_owner(call->key, cfg->count);
             call->action = call->owner == cfg->shard ? ACTION_CACHE : ACTION_STUB;

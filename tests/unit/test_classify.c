@@ -125,12 +125,39 @@ static void test_shadow_rewrite(void **state)
     sb_release(&err);
 }
 
+/* A plan line naming a shard beyond N (a plan.tsv edited by hand) falls back to the hash:
+ * the TU is never stubbed by every shard. A line within range is obeyed. */
+static void test_plan_out_of_range(void **state)
+{
+    (void)state;
+    char *argv[] = {"-c", "../src/a.cu", "-o", "a.o"};
+    struct call c;
+    struct strbuf err = STRBUF_INIT;
+    int owned = 0;
+    for (int i = 1; i <= 3; i++) {
+        struct wrap_config k = cfg(PHASE_SHARD, i, 3);
+        k.plan = "shardcc-plan\t3\nsrc/a.cu\t9\n";
+        assert_int_equal(classify_call(SEAT_NVCC, &k, 4, argv, &c, &err), 0);
+        assert_true(c.owner >= 1 && c.owner <= 3);
+        owned += c.action == ACTION_CACHE;
+        call_release(&c);
+    }
+    assert_int_equal(owned, 1);
+    struct wrap_config k = cfg(PHASE_SHARD, 2, 3);
+    k.plan = "shardcc-plan\t3\nsrc/a.cu\t2\n";
+    assert_int_equal(classify_call(SEAT_NVCC, &k, 4, argv, &c, &err), 0);
+    assert_int_equal(c.owner, 2);
+    assert_int_equal(c.action, ACTION_CACHE);
+    call_release(&c);
+    sb_release(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tu_owned_and_stubbed), cmocka_unit_test(test_folded_env_flags),
         cmocka_unit_test(test_default_depfile),      cmocka_unit_test(test_shard_spec),
-        cmocka_unit_test(test_shadow_rewrite),
+        cmocka_unit_test(test_shadow_rewrite),       cmocka_unit_test(test_plan_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
