@@ -47,6 +47,8 @@ int plat_append_fd(int fd, const void *data, size_t len);
 int plat_close(int fd);
 /* Reads a whole file. 0 or an errno. */
 int plat_read_file(const char *path, struct strbuf *out);
+/* The same, stopping with EFBIG once more than max bytes would have been read. */
+int plat_read_file_max(const char *path, size_t max, struct strbuf *out);
 
 uint64_t plat_monotonic_us(void);
 uint64_t plat_wall_us(void);

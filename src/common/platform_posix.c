@@ -209,6 +209,11 @@ int plat_append_record(const char *path, const void *data, size_t len)
 
 int plat_read_file(const char *path, struct strbuf *out)
 {
+    return plat_read_file_max(path, SIZE_MAX, out);
+}
+
+int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
+{
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
@@ -224,6 +229,10 @@ int plat_read_file(const char *path, struct strbuf *out)
         }
         if (r == 0)
             break;
+        if ((size_t)r > max - out->len) { /* stop reading, e.g. /dev/zero */
+            close(fd);
+            return EFBIG;
+        }
         sb_add(out, buf, (size_t)r);
     }
     close(fd);

@@ -34,16 +34,16 @@ static int expand_file(struct canon *c, const char *file, int depth, const char 
     }
     struct strbuf abs = STRBUF_INIT, text = STRBUF_INIT;
     path_absolute(c->cwd, file, &abs);
-    int e = plat_read_file(sb_str(&abs), &text);
-    if (e) {
-        sb_addf(c->err, "cannot read options file \"%s\"%s%s: %s", file, from ? " named in " : "",
-                from ? from : "", strerror(e));
+    int e = plat_read_file_max(sb_str(&abs), RSP_MAX_BYTES, &text);
+    if (e == EFBIG) {
+        sb_addf(c->err, "options file \"%s\" is larger than %u MiB", file, RSP_MAX_BYTES >> 20);
         sb_release(&abs);
         sb_release(&text);
         return EXIT_USAGE;
     }
-    if (text.len > RSP_MAX_BYTES) {
-        sb_addf(c->err, "options file \"%s\" is larger than %u MiB", file, RSP_MAX_BYTES >> 20);
+    if (e) {
+        sb_addf(c->err, "cannot read options file \"%s\"%s%s: %s", file, from ? " named in " : "",
+                from ? from : "", strerror(e));
         sb_release(&abs);
         sb_release(&text);
         return EXIT_USAGE;

@@ -32,6 +32,9 @@ SHARDCC_PHASE=sometimes expect_fail 2 'SHARDCC_PHASE="sometimes"' shardcc-nvcc -
 expect_fail 2 'cannot read options file "missing.rsp"' shardcc-nvcc --options-file missing.rsp -c ../src/a.cu -o a.o
 printf -- '-DX --options-file self.rsp\n' >self.rsp
 expect_fail 2 "nests deeper" shardcc-nvcc --options-file self.rsp -c ../src/a.cu -o a.o
+# an endless options file: read up to the 64 MiB limit, not until memory runs out
+expect_fail 2 'options file "/dev/zero" is larger than 64 MiB' \
+    timeout 60 shardcc-nvcc --options-file /dev/zero -c ../src/a.cu -o a.o
 # the journal cannot be written: the compile's success does not hide it
 SHARDCC_JOURNAL=/nonexistent/dir/journal.tsv expect_fail 4 "/nonexistent/dir/journal.tsv" \
     shardcc-nvcc -c ../src/a.cu -o a.o
