@@ -36,18 +36,6 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-static enum seat seat_guess(const char *compiler)
-{
-    const char *b = path_basename(compiler);
-    if (strstr(b, "nvcc"))
-        return SEAT_NVCC;
-    size_t n = strlen(b);
-    if (!strcmp(b, "cc") || !strcmp(b, "gcc") || !strcmp(b, "clang") ||
-        (n > 4 && !strcmp(b + n - 4, "-gcc")) || (n > 3 && !strcmp(b + n - 3, "-cc")))
-        return SEAT_CC;
-    return SEAT_CXX;
-}
-
 int cmd_classify(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "shardcc classify", 0};
@@ -85,7 +73,7 @@ int cmd_classify(int argc, char **argv)
     }
     enum seat seat;
     if (!seat_s)
-        seat = seat_guess(argv[a.i]);
+        seat = seat_of_compiler(argv[a.i]);
     else if (!strcmp(seat_s, "nvcc"))
         seat = SEAT_NVCC;
     else if (!strcmp(seat_s, "c++"))

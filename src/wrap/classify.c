@@ -9,6 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum seat seat_of_compiler(const char *compiler)
+{
+    const char *b = path_basename(compiler);
+    if (strstr(b, "nvcc"))
+        return SEAT_NVCC;
+    size_t n = strlen(b);
+    if (!strcmp(b, "cc") || !strcmp(b, "gcc") || !strcmp(b, "clang") ||
+        (n > 4 && !strcmp(b + n - 4, "-gcc")) || (n > 3 && !strcmp(b + n - 3, "-cc")))
+        return SEAT_CC;
+    return SEAT_CXX;
+}
+
 const char *seat_name(enum seat s)
 {
     return s == SEAT_NVCC ? "nvcc" : s == SEAT_CXX ? "c++" : "cc";

@@ -45,6 +45,9 @@ struct call {
 };
 
 const char *seat_name(enum seat s);
+/* The seat a compiler's name suggests (shardcc classify): nvcc, a C compiler (cc, gcc,
+ * clang, *-gcc, *-cc) or else C++. */
+enum seat seat_of_compiler(const char *compiler);
 const struct opt_table *seat_table(enum seat s);
 const char *kind_name(enum call_kind k);
 const char *action_name(enum call_action a);

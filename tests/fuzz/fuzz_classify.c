@@ -67,19 +67,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* cmd_classify.c's seat_guess (static there). */
-static enum seat seat_guess(const char *compiler)
-{
-    const char *b = path_basename(compiler);
-    if (strstr(b, "nvcc"))
-        return SEAT_NVCC;
-    size_t n = strlen(b);
-    if (!strcmp(b, "cc") || !strcmp(b, "gcc") || !strcmp(b, "clang") ||
-        (n > 4 && !strcmp(b + n - 4, "-gcc")) || (n > 3 && !strcmp(b + n - 3, "-cc")))
-        return SEAT_CC;
-    return SEAT_CXX;
-}
-
 static const char *value_of(const char *word, const char *name)
 {
     size_t n = strlen(name);
@@ -126,7 +113,7 @@ static void run(char **w, size_t n)
         free(plan); /* the CLI: no compiler, or a bad --seat */
         return;
     }
-    enum seat seat = !seat_s                   ? seat_guess(w[i])
+    enum seat seat = !seat_s                   ? seat_of_compiler(w[i])
                      : !strcmp(seat_s, "nvcc") ? SEAT_NVCC
                      : !strcmp(seat_s, "c++")  ? SEAT_CXX
                                                : SEAT_CC;
