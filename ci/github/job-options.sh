@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by shard.sh and link.sh: the options both jobs take from the action's inputs,
 # appended to the array opts (host-seat must be true or false; plan may be empty).
 case "${SHARDCC_IN_HOST_SEAT:-false}" in
