@@ -4,7 +4,9 @@
   1. link job / unsharded build on the bundled example (`shardcc local`, which runs both
      in the same run), without and with the host seat.             goal <= 0.05
   2. one cache hit through shardcc-nvcc / a direct `ccache nvcc` hit (compiler_check=string:,
-     the same cache), interleaved rounds.                           goal <= 1.15
+     the same cache), the two interleaved call by call (A B B A ...) so that adjacent calls
+     see the same load; per round the median of the pair ratios.    goal <= 1.15
+     Beside it the floor: a static program that only spawns ccache and waits.
   3. `shardcc merge` / `tar -x` of the same artifacts, and merge's peak memory, for a
      synthetic cache of --merge-gib GiB in 4 shards.                goal <= 1.2, <= 64 MiB
 
@@ -78,33 +80,37 @@ def hit_ratio(shardcc_bin, work, rounds, calls):
         env.pop(k, None)
     nvcc = env["SHARDCC_REAL_NVCC"]
     args = ["-O2", "-gencode=arch=compute_90,code=sm_90", "-MD", "-MF", "a.o.d", "-c", "../src/a.cu", "-o", "a.o"]
-    b = os.path.join(root, "build")
-    run([os.path.join(shardcc_bin, "shardcc-nvcc")] + args, cwd=b, env=env)  # the miss
+    b_dir = os.path.join(root, "build")
+    run([os.path.join(shardcc_bin, "shardcc-nvcc")] + args, cwd=b_dir, env=env)  # the miss
     driver = os.path.join(work, "spawn_loop")
     run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", driver, os.path.join(HERE, "spawn_loop.c")])
-    series = {"seat": [os.path.join(shardcc_bin, "shardcc-nvcc")] + args,
-              "ccache": [env["SHARDCC_CCACHE"], nvcc] + args}
-    times = {k: [] for k in series}
-    ratios = []
+    floor_bin = os.path.join(work, "spawn_wait")
+    run(["cc", "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-o", floor_bin, os.path.join(HERE, "spawn_wait.c")])
+    seat = [os.path.join(shardcc_bin, "shardcc-nvcc")] + args
+    direct = [env["SHARDCC_CCACHE"], nvcc] + args
+    floor = [floor_bin] + direct
+    res = {"seat": [], "floor": []}  # per round: (ms per call, ms per ccache call, median pair ratio)
     seat_calls = seat_hits = 0
     for r in range(rounds):
-        order = list(series) if r % 2 == 0 else list(series)[::-1]
-        got = {}
-        for k in order:
+        for what, cmd in (("seat", seat), ("floor", floor)):
+            # the two interleaved call by call (A B B A ...): adjacent calls see the same load
             open(env["SHARDCC_JOURNAL"], "w").close()
-            out = subprocess.run([driver, "-u", "a.o", "-u", "a.o.d", str(calls)] + series[k], cwd=b, env=env,
-                                 capture_output=True, text=True, check=True).stdout
-            got[k] = float(out.split()[0]) / 1e6  # ms per call
-            times[k].append(got[k])
-            if k == "seat":  # every timed seat call was a hit, as the journal says
-                with open(env["SHARDCC_JOURNAL"]) as f:
+            a, b = (cmd, direct) if r % 2 == 0 else (direct, cmd)
+            out = subprocess.run([driver, "-u", "a.o", "-u", "a.o.d", str(calls)] + a + [":::"] + b, cwd=b_dir,
+                                 env=env, capture_output=True, text=True, check=True).stdout.split()
+            ta, tb, ratio = float(out[0]) / 1e6, float(out[1]) / 1e6, float(out[2])
+            if a is direct:
+                ta, tb, ratio = tb, ta, 1 / ratio
+            res[what].append((ta, tb, ratio))
+            if what == "seat":
+                with open(env["SHARDCC_JOURNAL"]) as f:  # every timed seat call was a hit
                     recs = [l.split("\t") for l in f if l.startswith("SCJ2")]
                 seat_calls += len(recs)
                 seat_hits += sum(1 for x in recs if x[13] == "hit")
-        ratios.append(got["seat"] / got["ccache"])
     if seat_hits != seat_calls or seat_calls != rounds * calls:
         sys.exit("bench: the seat's calls were not all hits (%d/%d of %d)" % (seat_hits, seat_calls, rounds * calls))
-    return statistics.median(times["seat"]), statistics.median(times["ccache"]), statistics.median(ratios), ratios
+    return {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v),
+                statistics.median(x[2] for x in v), [x[2] for x in v]) for k, v in res.items()}
 
 
 def merge_ratio(shardcc_bin, work, gib, rounds):
@@ -163,7 +169,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--merge-gib", type=float, default=2.0)
-    ap.add_argument("--skip-link", action="store_true")
+    ap.add_argument("--skip-link", action="store_true", help="leave out part 1 (two full shardcc local runs)")
+    ap.add_argument("--skip-merge", action="store_true", help="leave out part 3 (the synthetic cache)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "pipeline_cost.txt"))
     a = ap.parse_args()
     shardcc_bin = os.path.abspath(a.build)
@@ -182,12 +189,19 @@ def main():
                 say("   link %.1f s / unsharded %.1f s = %.3f (goal <= 0.05) - %s, link hit rate %.1f%%" %
                     (link, base, link / base, "goal met" if link / base <= 0.05 else "GOAL MISSED", rate))
                 say()
-        seat, direct, ratio, ratios = hit_ratio(shardcc_bin, work, a.rounds, a.calls)
-        say("2. one cache hit: shardcc-nvcc %.2f ms, ccache nvcc %.2f ms (medians of %d rounds x %d calls)" %
+        hit = hit_ratio(shardcc_bin, work, a.rounds, a.calls)
+        seat, direct, ratio, ratios = hit["seat"]
+        say("2. one cache hit: shardcc-nvcc %.2f ms, ccache nvcc %.2f ms (medians of %d rounds x %d interleaved pairs)" %
             (seat, direct, a.rounds, a.calls))
         say("   seat/ccache ratio %.3f (per round %s) (goal <= 1.15) - %s" %
             (ratio, " ".join("%.3f" % r for r in ratios), "goal met" if ratio <= 1.15 else "GOAL MISSED"))
+        fl, fd, fratio, fratios = hit["floor"]
+        say("   floor: spawn_wait (static, spawns ccache and waits, nothing else) %.2f ms, ccache nvcc %.2f ms:" % (fl, fd))
+        say("   floor/ccache ratio %.3f (per round %s); the seat's own work: %.3f of a hit" %
+            (fratio, " ".join("%.3f" % r for r in fratios), ratio - fratio))
         say()
+        if a.skip_merge:
+            return
         size, tm, tt, mr, rss = merge_ratio(shardcc_bin, work, a.merge_gib, max(3, a.rounds // 2))
         say("3. merge of 4 artifacts, %.2f GiB: shardcc merge %.2f s, tar -x %.2f s (medians)" %
             (size / (1 << 30), tm, tt))

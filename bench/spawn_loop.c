@@ -3,6 +3,7 @@
  * libc only.
  *
  *   spawn_loop [-u FILE]... K PATH [ARG...]
+ *   spawn_loop [-u FILE]... K PATH [ARG...] ::: PATH2 [ARG2...]
  *
  * PATH is spawned as given (no PATH search) and is also the child's argv[0], so a seat
  * symlink such as .../shardcc-nvcc keeps its name. The child inherits this process's
@@ -11,7 +12,13 @@
  * no output from the previous one, as in a clean build. Only the spawn-to-reaped
  * interval of each call is timed. Any child that cannot be started, exits non-zero or
  * dies from a signal stops the loop with exit status 1: a timing of failing calls would
- * be a timing of the wrong thing. Usage errors exit 2. */
+ * be a timing of the wrong thing. Usage errors exit 2.
+ *
+ * With a second command after ":::", the two are interleaved call by call, K calls each,
+ * in the order A B B A A B B A ... (so neither always runs first after the other), and the
+ * output is one line: the median nanoseconds per call of A, of B, and the median of the
+ * ratios A/B of the K adjacent pairs. On a shared machine whose load drifts, adjacent
+ * calls see the same load: this is the comparison to trust. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -37,8 +44,46 @@ static uint64_t now_ns(void)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: spawn_loop [-u FILE]... K PATH [ARG...]\n");
+    fprintf(stderr, "usage: spawn_loop [-u FILE]... K PATH [ARG...] [::: PATH2 [ARG2...]]\n");
     return 2;
+}
+
+static int timed_call(char **child_argv, uint64_t *ns)
+{
+    uint64_t t0 = now_ns();
+    pid_t pid;
+    int rc = posix_spawn(&pid, child_argv[0], NULL, NULL, child_argv, environ);
+    if (rc != 0) {
+        fprintf(stderr, "spawn_loop: cannot run \"%s\": %s\n", child_argv[0], strerror(rc));
+        return 1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "spawn_loop: waitpid: %s\n", strerror(errno));
+            return 1;
+        }
+    }
+    *ns = now_ns() - t0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "spawn_loop: a call of \"%s\" failed (%s %d)\n", child_argv[0],
+                WIFEXITED(st) ? "exit status" : "signal",
+                WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        return 1;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, long n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
@@ -61,40 +106,52 @@ int main(int argc, char **argv)
         fprintf(stderr, "spawn_loop: K=\"%s\" is not a positive count\n", argv[i]);
         return 2;
     }
-    char *path = argv[i + 1];
-    char **child_argv = argv + i + 1;
-
-    uint64_t total = 0;
-    for (long n = 0; n < k; n++) {
-        for (int u = 0; u < nunlink; u++) {
-            if (unlink(unlink_files[u]) != 0 && errno != ENOENT) {
-                fprintf(stderr, "spawn_loop: cannot remove \"%s\": %s\n", unlink_files[u],
-                        strerror(errno));
-                return 1;
-            }
-        }
-        uint64_t t0 = now_ns();
-        pid_t pid;
-        int rc = posix_spawn(&pid, path, NULL, NULL, child_argv, environ);
-        if (rc != 0) {
-            fprintf(stderr, "spawn_loop: cannot run \"%s\": %s\n", path, strerror(rc));
-            return 1;
-        }
-        int st;
-        while (waitpid(pid, &st, 0) < 0) {
-            if (errno != EINTR) {
-                fprintf(stderr, "spawn_loop: waitpid: %s\n", strerror(errno));
-                return 1;
-            }
-        }
-        total += now_ns() - t0;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-            fprintf(stderr, "spawn_loop: call %ld of \"%s\" failed (%s %d)\n", n + 1, path,
-                    WIFEXITED(st) ? "exit status" : "signal",
-                    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-            return 1;
+    char **cmd[2] = {argv + i + 1, NULL};
+    for (int j = i + 1; j < argc; j++) {
+        if (strcmp(argv[j], ":::") == 0) {
+            argv[j] = NULL; /* ends A's argv */
+            if (j + 1 >= argc || j == i + 1)
+                return usage();
+            cmd[1] = argv + j + 1;
+            break;
         }
     }
-    printf("%" PRIu64 "\n", total / (uint64_t)k);
+    int ncmd = cmd[1] ? 2 : 1;
+    double *t[2] = {calloc((size_t)k, sizeof(double)), calloc((size_t)k, sizeof(double))};
+    if (!t[0] || !t[1]) {
+        fprintf(stderr, "spawn_loop: out of memory for %ld timings\n", k);
+        return 1;
+    }
+    uint64_t total = 0;
+    for (long n = 0; n < k; n++) {
+        for (int c = 0; c < ncmd; c++) {
+            int which = ncmd == 2 && (n % 2) ? 1 - c : c; /* A B, B A, A B, ... */
+            for (int u = 0; u < nunlink; u++) {
+                if (unlink(unlink_files[u]) != 0 && errno != ENOENT) {
+                    fprintf(stderr, "spawn_loop: cannot remove \"%s\": %s\n", unlink_files[u],
+                            strerror(errno));
+                    return 1;
+                }
+            }
+            uint64_t ns;
+            if (timed_call(cmd[which], &ns) != 0)
+                return 1;
+            t[which][n] = (double)ns;
+            total += ns;
+        }
+    }
+    if (ncmd == 1) {
+        printf("%" PRIu64 "\n", total / (uint64_t)k);
+        return 0;
+    }
+    double *r = calloc((size_t)k, sizeof(double));
+    if (!r) {
+        fprintf(stderr, "spawn_loop: out of memory for %ld ratios\n", k);
+        return 1;
+    }
+    for (long n = 0; n < k; n++)
+        r[n] = t[0][n] / t[1][n];
+    double ma = median(t[0], k), mb = median(t[1], k);
+    printf("%.0f %.0f %.4f\n", ma, mb, median(r, k));
     return 0;
 }

@@ -91,4 +91,11 @@ int plat_interrupted_by(void);
 int plat_last_signal(void);
 /* The same, capturing file descriptor fd (1 or 2) instead of standard output. */
 int plat_run_capture_fd(char *const argv[], int fd, struct strbuf *out);
+/* A file in memory that the children started afterwards inherit and can open by the name
+ * /dev/fd/<fd> (Linux's memfd_create): for a log a child writes, with nothing to create
+ * or remove on disk. -1 with errno when there is none here, or when /dev/fd does not
+ * reach it (no /proc in a container): the caller then uses a real file. */
+int plat_memfd(const char *name);
+/* Appends the whole content of fd, read from offset 0, to out: 0 or an errno value. */
+int plat_read_fd(int fd, struct strbuf *out);
 #endif

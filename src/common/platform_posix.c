@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -464,4 +467,46 @@ int plat_list_dir(const char *dir, struct strvec *out)
 int plat_symlink(const char *target, const char *path)
 {
     return symlink(target, path) == 0 ? 0 : errno;
+}
+
+int plat_memfd(const char *name)
+{
+#ifdef __linux__
+    int fd = memfd_create(name, 0); /* no MFD_CLOEXEC: children inherit it */
+    if (fd < 0)
+        return -1;
+    char path[32];
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    int probe = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (probe < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    close(probe);
+    return fd;
+#else
+    (void)name;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int plat_read_fd(int fd, struct strbuf *out)
+{
+    char buf[65536];
+    off_t off = 0;
+    for (;;) {
+        ssize_t r = pread(fd, buf, sizeof buf, off);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (r == 0)
+            return 0;
+        sb_add(out, buf, (size_t)r);
+        off += r;
+    }
 }

@@ -211,12 +211,15 @@ static int run_direct(const struct wrap *w, int argc, char **argv)
     return run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
 }
 
-/* Reads what ccache logged for this call into out, hands the text on to the caller's own
- * log (the same variable) if one was set, and removes the per-call log. */
-static void collect_ccache_log(const char *logvar, const char *logfile, struct ccache_outcome *out)
+/* Reads what ccache logged for this call into out (from the in-memory file mfd, or else
+ * the file logfile, which is then removed) and hands the text on to the caller's own log
+ * (the same variable) if one was set. */
+static void collect_ccache_log(const char *logvar, int mfd, const char *logfile,
+                               struct ccache_outcome *out)
 {
     struct strbuf text = STRBUF_INIT;
-    if (plat_read_file(logfile, &text) == 0) {
+    int e = mfd >= 0 ? plat_read_fd(mfd, &text) : plat_read_file(logfile, &text);
+    if (e == 0) {
         ccache_log_parse(text.buf ? text.buf : "", text.len, out);
         const char *user = getenv(logvar);
         if (user && *user && text.len)
@@ -225,12 +228,16 @@ static void collect_ccache_log(const char *logvar, const char *logfile, struct c
         memset(out, 0, sizeof *out);
         strcpy(out->outcome, "unknown");
     }
-    plat_unlink(logfile);
+    if (mfd >= 0)
+        plat_close(mfd);
+    else
+        plat_unlink(logfile);
     sb_release(&text);
 }
 
-/* Runs the call through ccache. With a journal, ccache logs this call to a file of its own
- * so that the journal can record the outcome and the result key. */
+/* Runs the call through ccache. With a journal, ccache logs this call to a log of its own
+ * (a file in memory where there is one, else a file in TMPDIR) so that the journal can
+ * record the outcome and the result key. */
 static int run_cached(const struct wrap *w, struct call *call, struct ccache_outcome *outcome)
 {
     struct strbuf ccache = STRBUF_INIT;
@@ -250,17 +257,22 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     if (!w->journal)
         return run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, NULL, NULL);
     struct strbuf log = STRBUF_INIT;
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp || !plat_is_dir(tmp))
-        tmp = "/tmp";
-    sb_addf(&log, "%s/shardcc-ccache-%ld.log", tmp, plat_pid());
-    plat_unlink(sb_str(&log));
+    int mfd = plat_memfd("shardcc-ccache-log");
+    if (mfd >= 0) {
+        sb_addf(&log, "/dev/fd/%d", mfd);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        if (!tmp || !*tmp || !plat_is_dir(tmp))
+            tmp = "/tmp";
+        sb_addf(&log, "%s/shardcc-ccache-%ld.log", tmp, plat_pid());
+        plat_unlink(sb_str(&log));
+    }
     /* A shard's manifest names each TU's result key (merge names a nondeterministic TU by
      * it): ccache's full log has it. Elsewhere only the outcome counts, and the few lines
      * of the stats log cost a cache hit less. */
     const char *logvar = w->cfg.phase == PHASE_SHARD ? "CCACHE_LOGFILE" : "CCACHE_STATSLOG";
     int st = run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, logvar, sb_str(&log));
-    collect_ccache_log(logvar, sb_str(&log), outcome);
+    collect_ccache_log(logvar, mfd, sb_str(&log), outcome);
     sb_release(&log);
     return st;
 }
