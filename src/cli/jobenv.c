@@ -268,6 +268,19 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     add(v, "SHARDCC_REAL_NVCC", env->tc.nvcc);
     add(v, "SHARDCC_REAL_CXX", env->tc.cxx);
     add(v, "SHARDCC_REAL_CC", env->tc.cc);
+    { /* the host compilers the fingerprint covers: an nvcc -ccbin naming another is hashed */
+        struct strbuf rx = STRBUF_INIT, rc = STRBUF_INIT;
+        if (plat_realpath(env->tc.cxx, &rx) != 0)
+            sb_adds(&rx, env->tc.cxx);
+        if (plat_realpath(env->tc.cc, &rc) != 0)
+            sb_adds(&rc, env->tc.cc);
+        sb_reset(&sb);
+        sb_addf(&sb, "%s:%s", sb_str(&rx), sb_str(&rc));
+        add(v, "SHARDCC_HOST_COVERED", sb_str(&sb));
+        sb_reset(&sb);
+        sb_release(&rx);
+        sb_release(&rc);
+    }
     add(v, "SHARDCC_CCACHE", env->tc.ccache);
     add(v, "SHARDCC_JOURNAL", env->journal);
     if (o->plan) {

@@ -235,6 +235,86 @@ static void collect_ccache_log(const char *logvar, int mfd, const char *logfile,
     sb_release(&text);
 }
 
+/* The value of nvcc's -ccbin / --compiler-bindir in the canonical argv (the last one
+ * wins, as in nvcc), else NVCC_CCBIN; NULL when nvcc picks gcc and g++ from PATH. */
+static const char *ccbin_of(const struct call *call)
+{
+    const char *v = NULL;
+    for (size_t i = 0; i < call->argv.n; i++) {
+        const char *a = call->argv.v[i];
+        const char *names[] = {"-ccbin", "--compiler-bindir"};
+        for (size_t k = 0; k < 2; k++) {
+            size_t n = strlen(names[k]);
+            if (strncmp(a, names[k], n) != 0)
+                continue;
+            if (a[n] == '=')
+                v = a + n + 1;
+            else if (!a[n] && i + 1 < call->argv.n)
+                v = call->argv.v[i + 1];
+        }
+    }
+    if (!v) {
+        const char *e = getenv("NVCC_CCBIN");
+        v = e && *e ? e : NULL;
+    }
+    return v;
+}
+
+/* Whether the host compiler at path (resolved) is one the toolchain fingerprint covers
+ * (SHARDCC_HOST_COVERED, ':'-separated real paths, from shardcc env) or a seat. */
+static int host_covered(const char *resolved)
+{
+    if (strncmp(path_basename(resolved), "shardcc", 7) == 0)
+        return 1;
+    const char *list = getenv("SHARDCC_HOST_COVERED");
+    size_t n = strlen(resolved);
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, resolved, n) == 0)
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* With compiler_check=string:<fingerprint>, ccache hashes nothing of the host compiler
+ * that -ccbin names: the fingerprint stands for it. When -ccbin names a compiler the
+ * fingerprint does not cover (another gcc than CXX/CC), the seat has ccache hash that
+ * compiler's driver too (CCACHE_EXTRAFILES), so that a cache made with one host compiler
+ * never answers for another. A directory stands for its gcc and g++, as in nvcc. */
+static void cover_ccbin(const struct call *call)
+{
+    const char *ccbin = ccbin_of(call);
+    if (!ccbin)
+        return;
+    struct strbuf extra = STRBUF_INIT, found = STRBUF_INIT, real = STRBUF_INIT;
+    const char *old = getenv("CCACHE_EXTRAFILES");
+    if (old && *old)
+        sb_adds(&extra, old);
+    size_t had = extra.len;
+    const char *dir_progs[] = {"gcc", "g++"};
+    int is_dir = plat_is_dir(ccbin);
+    for (size_t i = 0; i < (is_dir ? 2u : 1u); i++) {
+        sb_reset(&found);
+        sb_reset(&real);
+        if (is_dir)
+            sb_addf(&found, "%s/%s", ccbin, dir_progs[i]);
+        else if (plat_find_in_path(ccbin, &found) != 0)
+            continue; /* nvcc will say what is wrong with it */
+        if (plat_realpath(sb_str(&found), &real) != 0 || host_covered(sb_str(&real)))
+            continue;
+        if (extra.len)
+            sb_addc(&extra, ':');
+        sb_adds(&extra, sb_str(&real));
+    }
+    if (extra.len > had)
+        setenv("CCACHE_EXTRAFILES", sb_str(&extra), 1);
+    sb_release(&extra);
+    sb_release(&found);
+    sb_release(&real);
+}
+
 /* Runs the call through ccache. With a journal, ccache logs this call to a log of its own
  * (a file in memory where there is one, else a file in TMPDIR) so that the journal can
  * record the outcome and the result key. */
@@ -250,6 +330,8 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     int rc = check_tool(w, "SHARDCC_CCACHE", sb_str(&ccache));
     if (rc)
         return rc;
+    if (w->seat == SEAT_NVCC)
+        cover_ccbin(call);
     struct strvec v = STRVEC_INIT;
     sv_push(&v, sb_str(&ccache));
     sv_push(&v, w->real);

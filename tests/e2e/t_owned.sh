@@ -60,6 +60,52 @@ rm -f a.o
 shardcc-nvcc "${flags[@]}" -MD -MF a.o.d -c ../src/a.cu -o a.o
 expect_eq "header change: a miss" "$(statslog_count "$CCACHE_STATSLOG" cache_miss)" "1"
 
+# -ccbin naming a host compiler the fingerprint does not cover: ccache hashes it too
+# (with compiler_check=string: it hashes nothing of it), so another one is a miss
+mkdir -p ../hostbin
+printf '#!/bin/sh\nexec g++ "$@"\n' >../hostbin/g++
+printf '#!/bin/sh\nexec gcc "$@"\n' >../hostbin/gcc
+chmod +x ../hostbin/g++ ../hostbin/gcc
+: >"$CCACHE_STATSLOG"
+for i in 1 2; do
+    rm -f c.o
+    shardcc-nvcc "${flags[@]}" -ccbin "$T/hostbin/g++" -c ../src/a.cu -o c.o
+done
+expect_eq "-ccbin of its own: a miss, then a hit" \
+    "$(statslog_count "$CCACHE_STATSLOG" cache_miss) $(statslog_count "$CCACHE_STATSLOG" direct_cache_hit)" "1 1"
+printf '#!/bin/sh\n# another host compiler at the same path\nexec g++ -DHOST_B "$@"\n' >../hostbin/g++
+rm -f c.o
+shardcc-nvcc "${flags[@]}" -ccbin "$T/hostbin/g++" -c ../src/a.cu -o c.o
+expect_eq "-ccbin: another host compiler at the same path is a miss, not the other's hit" \
+    "$(statslog_count "$CCACHE_STATSLOG" cache_miss) $(statslog_count "$CCACHE_STATSLOG" direct_cache_hit)" "2 1"
+# were that compiler taken as covered, a changed one would get the other's object
+for v in C D; do
+    printf '#!/bin/sh\n# host compiler %s\nexec g++ -DHOST_%s "$@"\n' $v $v >../hostbin/g++
+    rm -f c.o
+    SHARDCC_HOST_COVERED="$SHARDCC_HOST_COVERED:$T/hostbin/g++" \
+        shardcc-nvcc "${flags[@]}" -ccbin "$T/hostbin/g++" -c ../src/a.cu -o c.o
+done
+expect_eq "(the same, were it taken as covered: the other's object, a hit)" \
+    "$(statslog_count "$CCACHE_STATSLOG" cache_miss) $(statslog_count "$CCACHE_STATSLOG" direct_cache_hit)" "3 2"
+rm -f c.o
+shardcc-nvcc "${flags[@]}" --compiler-bindir="$T/hostbin" -c ../src/a.cu -o c.o
+expect_eq "--compiler-bindir=DIR: a miss (its g++ and gcc hashed)" \
+    "$(statslog_count "$CCACHE_STATSLOG" cache_miss)" "4"
+printf '#!/bin/sh\n# a fourth one\nexec gcc -DHOST_D "$@"\n' >../hostbin/gcc
+rm -f c.o
+shardcc-nvcc "${flags[@]}" --compiler-bindir="$T/hostbin" -c ../src/a.cu -o c.o
+expect_eq "--compiler-bindir=DIR: its gcc is hashed too (changed: a miss)" \
+    "$(statslog_count "$CCACHE_STATSLOG" cache_miss)" "5"
+: >"$CCACHE_STATSLOG"
+for i in 1 2; do
+    rm -f c.o
+    CCACHE_EXTRAFILES= shardcc-nvcc "${flags[@]}" -ccbin "$(command -v g++)" -c ../src/a.cu -o c.o
+done
+# (ccache hashes no -ccbin argument: with the covered g++ it is the default host
+# compiler's entry, made above by the call without -ccbin)
+expect_eq "-ccbin naming the covered g++: the entry of the default host compiler" \
+    "$(statslog_count "$CCACHE_STATSLOG" cache_miss) $(statslog_count "$CCACHE_STATSLOG" direct_cache_hit)" "0 2"
+
 # a compile error passes nvcc's status through, and is journaled
 printf '__global__ void broken( {}\n' >../src/bad.cu
 rc=0
