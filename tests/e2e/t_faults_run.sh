@@ -44,10 +44,12 @@ no_leftovers "build killed" art
 
 # --- the job stopped mid-build (a CI runner cancelling it sends SIGTERM or SIGINT): the
 # signal reaches the whole build, nothing is left running, no artifact is written ---
+# (the build's long step is a copy of sleep under $T: pgrep finds it and nothing else)
+cp "$(command -v sleep)" "$T/build-step"
 for sig in TERM INT; do
     rm -f "$T/started"
     shardcc shard --host-seat --shard 1/2 --artifact art/ -- \
-        sh -c "./build.sh && touch '$T/started' && sleep 300 && touch '$T/finished'" 2>"$T/stop.err" &
+        sh -c "./build.sh && touch '$T/started' && '$T/build-step' 300 && touch '$T/finished'" 2>"$T/stop.err" &
     job=$!
     for _ in $(seq 1 100); do [ -e "$T/started" ] && break; sleep 0.1; done
     [ -e "$T/started" ] || fail "the build did not start: $(cat "$T/stop.err")"
@@ -59,9 +61,9 @@ for sig in TERM INT; do
         fail "SIG$sig: $(cat "$T/stop.err")"
     ok "SIG$sig: the message says the job was stopped"
     sleep 0.5
-    if pgrep -f "sleep 300" >/dev/null; then
-        pkill -f "sleep 300"
-        fail "SIG$sig: the build's sleep was left running"
+    if pgrep -f "$T/build-step" >/dev/null; then
+        pkill -f "$T/build-step"
+        fail "SIG$sig: the build's long step was left running"
     fi
     ok "SIG$sig: no process of the build left running"
     [ ! -e "$T/finished" ] || fail "SIG$sig: the build went on"
