@@ -12,7 +12,7 @@ cmake --build build-gpu >/dev/null
 RT=/tmp/shardcc-rt
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/rt
 cp build-gpu/shardcc build-gpu/shardcc-wrap "$(command -v ccache)" .gpu/bin/
-for s in shardcc-nvcc shardcc-c++ shardcc-cc; do ln -s shardcc-wrap .gpu/bin/$s; done
+for s in shardcc-nvcc shardcc-nvcc-torch shardcc-c++ shardcc-cc; do ln -s shardcc-wrap .gpu/bin/$s; done
 for b in shardcc ccache; do
     ldd ".gpu/bin/$b" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
         cp -L "$lib" .gpu/rt/

@@ -23,7 +23,9 @@ setup(
             "shardcc_torch_ext._C",
             sources=sources,
             include_dirs=[os.path.join(here, "csrc")],
-            extra_compile_args={"cxx": ["-O2"], "nvcc": ["-O2"]},
+            # -lineinfo, as many packages build: the device line tables hold the paths of
+            # the CUDA headers nvcc includes, which nvcc derives from the path it runs by
+            extra_compile_args={"cxx": ["-O2"], "nvcc": ["-O2", "-lineinfo"]},
         )
     ],
     cmdclass={

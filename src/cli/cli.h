@@ -35,9 +35,10 @@ int run_build(char **argv, struct strbuf *how);
 int cli_bindir(struct strbuf *out);
 
 struct toolchain {
-    char *nvcc; /* real nvcc, absolute */
-    char *cxx;  /* real host C++ compiler, absolute */
-    char *cc;   /* real host C compiler, absolute */
+    char *nvcc;       /* real nvcc, absolute: the CUDACXX seat's (shardcc-nvcc) */
+    char *torch_nvcc; /* the nvcc torch would run: the PYTORCH_NVCC seat's (shardcc-nvcc-torch) */
+    char *cxx;        /* real host C++ compiler, absolute */
+    char *cc;         /* real host C compiler, absolute */
     char *ccache;
 };
 
@@ -46,14 +47,17 @@ struct toolchain {
  * cuda_home_first (the shadow CUDA_HOME seat) puts $CUDA_HOME/bin/nvcc, then
  * $CUDA_PATH/bin/nvcc, before CUDACXX and PATH, spelled as the caller spelled them: that is
  * the nvcc torch runs without the seat, and nvcc derives its include paths (which land in
- * the debug info) from the path it was started by. Returns 0, or 2 with a message printed. */
+ * the debug info) from the path it was started by. torch_nvcc is found by torch's own rule
+ * (see toolchain.c); it is nvcc itself with an explicit nvcc or cuda_home_first.
+ * Returns 0, or 2 with a message printed. */
 int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, const char *cc,
                    const char *ccache, int cuda_home_first);
 /* "shardcc1-" + XXH3-128 over the toolchain's files (nvcc, cicc, ptxas, fatbinary, nvlink,
  * cudafe++, nvcc.profile, the host compiler and its cc1plus). The toolkit's files are read
  * from the directory nvcc reports as its own (_HERE_ in its -dryrun output), so an nvcc
  * that is a script exec'ing the real one (/usr/local/bin/nvcc) fingerprints the real
- * toolkit, not the script's neighbours. 0 or 4 with a message. */
+ * toolkit, not the script's neighbours. When torch_nvcc runs from another directory, its
+ * toolkit is digested too. 0 or 4 with a message. */
 int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out);
 void toolchain_release(struct toolchain *tc);
 

@@ -266,6 +266,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     }
     json_array_append_new(env->unset, json_string("SHARDCC_DEPTH"));
     add(v, "SHARDCC_REAL_NVCC", env->tc.nvcc);
+    add(v, "SHARDCC_REAL_NVCC_TORCH", env->tc.torch_nvcc);
     add(v, "SHARDCC_REAL_CXX", env->tc.cxx);
     add(v, "SHARDCC_REAL_CC", env->tc.cc);
     { /* the host compilers the fingerprint covers: an nvcc -ccbin naming another is hashed */
@@ -316,8 +317,12 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     }
     if (!o->plan || !o->count)
         json_array_append_new(env->unset, json_string("SHARDCC_PLAN"));
-    sb_addf(&sb, "%s/shardcc-nvcc", sb_str(&bindir));
+    /* torch runs $CUDA_HOME/bin/nvcc where CMake runs CUDACXX or PATH's nvcc: a seat each,
+     * so that each runs the nvcc its build would have run */
+    sb_addf(&sb, "%s/shardcc-nvcc-torch", sb_str(&bindir));
     add(v, "PYTORCH_NVCC", sb_str(&sb));
+    sb_reset(&sb);
+    sb_addf(&sb, "%s/shardcc-nvcc", sb_str(&bindir));
     add(v, "CUDACXX", sb_str(&sb));
     sb_reset(&sb);
     if (o->host_seat) {

@@ -34,8 +34,8 @@ static void usage(FILE *f)
           f);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].what);
-    fputs("\nThe seats: shardcc-nvcc (PYTORCH_NVCC, CUDACXX), shardcc-c++ and shardcc-cc\n"
-          "(CXX, CC), set up by `eval \"$(shardcc env ...)\"`.\n"
+    fputs("\nThe seats: shardcc-nvcc (CUDACXX), shardcc-nvcc-torch (PYTORCH_NVCC), shardcc-c++\n"
+          "and shardcc-cc (CXX, CC), set up by `eval \"$(shardcc env ...)\"`.\n"
           "Exit status: 0 ok, 1 build failed, 2 usage/config, 3 guard failed, 4 artifact/I/O.\n",
           f);
 }

@@ -49,6 +49,48 @@ static char *first_real(const char *const *cands, size_t n)
     return NULL;
 }
 
+/* The nvcc torch.utils.cpp_extension runs, spelled as torch spells it (torch 2.11): a
+ * PYTORCH_NVCC that names an nvcc, else (_find_cuda_home) $CUDA_HOME/bin/nvcc, else
+ * $CUDA_PATH/bin/nvcc, else the nvcc on PATH two directories up and then bin/nvcc, else
+ * /usr/local/cuda/bin/nvcc. The PYTORCH_NVCC seat runs that one, not the CUDACXX seat's:
+ * nvcc derives its include paths from the path it was started by, and -g or -lineinfo
+ * writes them into the objects. SHARDCC_REAL_NVCC_TORCH (an earlier eval, or the user)
+ * comes first; when none of them is an executable file that is not a seat, nvcc. */
+static char *torch_nvcc(const char *nvcc)
+{
+    struct strbuf home = STRBUF_INIT, found = STRBUF_INIT;
+    const char *h = getenv("CUDA_HOME");
+    if (!h || !*h)
+        h = getenv("CUDA_PATH");
+    if (h && *h) {
+        sb_adds(&home, h);
+    } else if (plat_find_in_path("nvcc", &found) == 0) {
+        const char *f = sb_str(&found);
+        const char *b = path_basename(f);
+        size_t n = (size_t)(b - f); /* "DIR/" */
+        while (n > 1 && f[n - 1] == '/')
+            n--;
+        struct strbuf dir = STRBUF_INIT;
+        sb_add(&dir, f, n);
+        const char *d = sb_str(&dir);
+        const char *up = path_basename(d);
+        size_t m = (size_t)(up - d);
+        sb_add(&home, d, m > 1 ? m - 1 : m);
+        sb_release(&dir);
+    } else {
+        sb_adds(&home, "/usr/local/cuda");
+    }
+    while (home.len > 1 && home.buf[home.len - 1] == '/')
+        home.buf[--home.len] = '\0';
+    sb_adds(&home, strcmp(sb_str(&home), "/") ? "/bin/nvcc" : "bin/nvcc");
+    const char *cands[] = {getenv("SHARDCC_REAL_NVCC_TORCH"), getenv("PYTORCH_NVCC"), sb_str(&home),
+                           nvcc};
+    char *r = first_real(cands, sizeof cands / sizeof cands[0]);
+    sb_release(&home);
+    sb_release(&found);
+    return r ? r : xstrdup(nvcc);
+}
+
 int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, const char *cc,
                    const char *ccache, int cuda_home_first)
 {
@@ -85,6 +127,8 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
         }
     }
     tc->nvcc = first_real(nv, sizeof nv / sizeof nv[0]);
+    if (tc->nvcc)
+        tc->torch_nvcc = nvcc || cuda_home_first ? xstrdup(tc->nvcc) : torch_nvcc(tc->nvcc);
     tc->cxx = first_real(cx, sizeof cx / sizeof cx[0]);
     tc->cc = first_real(c, sizeof c / sizeof c[0]);
     tc->ccache = first_real(ca, sizeof ca / sizeof ca[0]);
@@ -108,6 +152,7 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
 void toolchain_release(struct toolchain *tc)
 {
     free(tc->nvcc);
+    free(tc->torch_nvcc);
     free(tc->cxx);
     free(tc->cc);
     free(tc->ccache);
@@ -184,22 +229,28 @@ static char *nvcc_here(const char *nvcc)
     return dir;
 }
 
-int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
+/* The directory of the toolkit nvcc runs from, symbolic links resolved and ending in '/':
+ * nvcc's own _HERE_, else the directory of nvcc itself. */
+static void toolkit_bin(const char *nvcc, struct strbuf *dir)
 {
-    XXH3_state_t *st = XXH3_createState();
-    XXH3_128bits_reset(st);
-    struct strbuf real = STRBUF_INIT, dir = STRBUF_INIT, p = STRBUF_INIT;
-    char *here = nvcc_here(tc->nvcc);
+    struct strbuf real = STRBUF_INIT, p = STRBUF_INIT;
+    char *here = nvcc_here(nvcc);
     if (here) {
-        sb_addf(&dir, "%s/nvcc", here);
+        sb_addf(&p, "%s/nvcc", here);
         free(here);
-        if (plat_realpath(sb_str(&dir), &real) != 0)
-            sb_adds(&real, sb_str(&dir));
-        sb_reset(&dir);
-    } else if (plat_realpath(tc->nvcc, &real) != 0) {
-        sb_adds(&real, tc->nvcc);
+        if (plat_realpath(sb_str(&p), &real) != 0)
+            sb_adds(&real, sb_str(&p));
+    } else if (plat_realpath(nvcc, &real) != 0) {
+        sb_adds(&real, nvcc);
     }
-    sb_add(&dir, real.buf, (size_t)(path_basename(real.buf) - real.buf));
+    sb_add(dir, real.buf, (size_t)(path_basename(real.buf) - real.buf));
+    sb_release(&real);
+    sb_release(&p);
+}
+
+/* Feeds the toolkit's programs in dir (from toolkit_bin) into st. */
+static int hash_toolkit(XXH3_state_t *st, const char *dir)
+{
     static const char *const cuda[][2] = {{"nvcc", "nvcc"},
                                           {"cicc", "../nvvm/bin/cicc"},
                                           {"ptxas", "ptxas"},
@@ -208,11 +259,32 @@ int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
                                           {"cudafe++", "cudafe++"},
                                           {"nvcc.profile", "nvcc.profile"},
                                           {"libdevice", "../nvvm/libdevice/libdevice.10.bc"}};
+    struct strbuf p = STRBUF_INIT;
     int rc = 0;
     for (size_t i = 0; i < sizeof cuda / sizeof cuda[0] && !rc; i++) {
         sb_reset(&p);
-        sb_addf(&p, "%s%s", sb_str(&dir), cuda[i][1]);
+        sb_addf(&p, "%s%s", dir, cuda[i][1]);
         rc = hash_file(st, cuda[i][0], sb_str(&p));
+    }
+    sb_release(&p);
+    return rc;
+}
+
+int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
+{
+    XXH3_state_t *st = XXH3_createState();
+    XXH3_128bits_reset(st);
+    struct strbuf dir = STRBUF_INIT, tdir = STRBUF_INIT;
+    toolkit_bin(tc->nvcc, &dir);
+    int rc = hash_toolkit(st, sb_str(&dir));
+    /* the PYTORCH_NVCC seat's toolkit, when it is another one (CUDACXX and CUDA_HOME naming
+     * two toolkits): a change to either must change the fingerprint */
+    if (!rc && tc->torch_nvcc && strcmp(tc->torch_nvcc, tc->nvcc) != 0) {
+        toolkit_bin(tc->torch_nvcc, &tdir);
+        if (strcmp(sb_str(&tdir), sb_str(&dir)) != 0) {
+            XXH3_128bits_update(st, "torch", 6);
+            rc = hash_toolkit(st, sb_str(&tdir));
+        }
     }
     const char *hosts[] = {tc->cxx, tc->cc};
     const char *progs[] = {"cc1plus", "cc1"};
@@ -229,8 +301,7 @@ int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
                 (unsigned long long)h.low64);
     }
     XXH3_freeState(st);
-    sb_release(&real);
     sb_release(&dir);
-    sb_release(&p);
+    sb_release(&tdir);
     return rc;
 }

@@ -22,6 +22,7 @@ struct wrap {
     enum seat seat;
     const char *prog; /* name for messages */
     struct wrap_config cfg;
+    const char *realvar; /* the variable naming it */
     const char *real;    /* the real compiler */
     const char *journal; /* or NULL */
     int depth;
@@ -45,11 +46,13 @@ static int fail(const struct wrap *w, int code, const char *fmt, ...)
     return code;
 }
 
-static int seat_from_name(const char *name, enum seat *seat)
+/* The seat a program name selects; *torch is set for nvcc-torch, the PYTORCH_NVCC seat. */
+static int seat_from_name(const char *name, enum seat *seat, int *torch)
 {
     if (strncmp(name, "shardcc-", 8) == 0)
         name += 8;
-    if (strcmp(name, "nvcc") == 0)
+    *torch = strcmp(name, "nvcc-torch") == 0;
+    if (strcmp(name, "nvcc") == 0 || *torch)
         *seat = SEAT_NVCC;
     else if (!strcmp(name, "c++") || !strcmp(name, "g++") || !strcmp(name, "clang++") ||
              !strcmp(name, "cxx"))
@@ -126,10 +129,13 @@ static int load_config(struct wrap *w)
     struct wrap_config *c = &w->cfg;
     const char *depth = getenv("SHARDCC_DEPTH");
     w->depth = depth ? atoi(depth) : 0;
-    w->real = getenv(real_var(w->seat));
+    /* the PYTORCH_NVCC seat runs the nvcc torch would run, where shardcc env names one */
+    const char *t = w->realvar ? getenv(w->realvar) : NULL;
+    if (!t || !*t)
+        w->realvar = real_var(w->seat);
+    w->real = getenv(w->realvar);
     if (!w->real || !*w->real)
-        return fail(w, EXIT_USAGE, "%s is not set (run: eval \"$(shardcc env)\")",
-                    real_var(w->seat));
+        return fail(w, EXIT_USAGE, "%s is not set (run: eval \"$(shardcc env)\")", w->realvar);
     if (w->depth > 0)
         return EXIT_OK; /* nested: only the real compiler is needed */
 
@@ -365,29 +371,31 @@ int main(int argc, char **argv)
     struct wrap w;
     memset(&w, 0, sizeof w);
     const char *name = path_basename(argv[0]);
-    int first = 1;
+    int first = 1, torch = 0;
     if (strcmp(name, "shardcc-wrap") == 0) {
         if (argc < 2 || strncmp(argv[1], "--seat=", 7) != 0 ||
-            seat_from_name(argv[1] + 7, &w.seat) != 0) {
-            fprintf(stderr, "usage: shardcc-wrap --seat=nvcc|c++|cc COMPILER-ARGS...\n"
-                            "  (normally reached as shardcc-nvcc, shardcc-c++ or shardcc-cc)\n");
+            seat_from_name(argv[1] + 7, &w.seat, &torch) != 0) {
+            fprintf(stderr, "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc COMPILER-ARGS...\n"
+                            "  (normally reached as shardcc-nvcc, shardcc-nvcc-torch, "
+                            "shardcc-c++ or shardcc-cc)\n");
             return EXIT_USAGE;
         }
         first = 2;
-    } else if (seat_from_name(name, &w.seat) != 0) {
+    } else if (seat_from_name(name, &w.seat, &torch) != 0) {
         fprintf(stderr,
                 "shardcc: cannot tell the seat from the program name \"%s\" "
-                "(expected shardcc-nvcc, shardcc-c++, shardcc-cc)\n",
+                "(expected shardcc-nvcc, shardcc-nvcc-torch, shardcc-c++, shardcc-cc)\n",
                 name);
         return EXIT_USAGE;
     }
+    w.realvar = torch ? "SHARDCC_REAL_NVCC_TORCH" : NULL;
     int nargs = argc - first;
     char **args = argv + first;
 
     int rc = load_config(&w);
     if (rc)
         return rc;
-    rc = check_tool(&w, real_var(w.seat), w.real);
+    rc = check_tool(&w, w.realvar, w.real);
     if (rc)
         return rc;
     if (w.depth > 0) {
@@ -396,7 +404,7 @@ int main(int argc, char **argv)
             return fail(&w, EXIT_USAGE,
                         "the wrapper called itself %d levels deep; is %s a "
                         "script that calls the seat again?",
-                        w.depth, real_var(w.seat));
+                        w.depth, w.realvar);
         return run_direct(&w, nargs, args);
     }
 

@@ -7,7 +7,7 @@ set -euo pipefail
 export PATH="$SHARDCC_BIN:$PATH"
 # A clean slate: nothing from the caller's shell may steer the seats.
 unset SHARDCC_ROOT SHARDCC_PHASE SHARDCC_SHARD SHARDCC_JOURNAL SHARDCC_DEPTH NVCC_PREPEND_FLAGS \
-      NVCC_APPEND_FLAGS CUDACXX PYTORCH_NVCC CCACHE_DIR || true
+      NVCC_APPEND_FLAGS CUDACXX PYTORCH_NVCC SHARDCC_REAL_NVCC SHARDCC_REAL_NVCC_TORCH CCACHE_DIR || true
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/shardcc-e2e.XXXXXX")
 # SHARDCC_KEEP=1 keeps the directory of a failed suite for a post-mortem.

@@ -78,6 +78,49 @@ while IFS=$'\t' read -r out i; do
 done < <(for i in 1 2; do awk -F'\t' -v i=$i '$7 == "tu" && $8 == "cache" {print $13 "\t" i}' ../journal-$i.tsv; done)
 expect_eq "link objects byte-identical to their owners'" "$n" "4"
 
+# Without --cuda-home-seat, torch's ninja path runs PYTORCH_NVCC and CMake runs CUDACXX;
+# unsharded, torch would run $CUDA_HOME/bin/nvcc and CMake PATH's nvcc. Each seat runs the
+# nvcc its build would have run: -lineinfo objects tell the two spellings apart.
+mkdir "$T/tseat" && cd "$T/tseat"
+cp ../proj/src/add.cu .
+fl=(-O2 -lineinfo -gencode=arch=compute_90,code=sm_90 -c "$PWD/add.cu")
+"$CUDA_HOME/bin/nvcc" "${fl[@]}" -o torch-plain.o
+nvcc "${fl[@]}" -o cmake-plain.o
+rc=0
+shardcc compare torch-plain.o cmake-plain.o >"$T/c.out" || rc=$?
+expect_eq "unsharded: \$CUDA_HOME/bin/nvcc and PATH's nvcc give different -lineinfo objects" "$rc" "1"
+inshard() { bash -c 'eval "$(shardcc env --shard 1/1)" && exec "$@"' inshard "$@"; }
+expect_eq "PYTORCH_NVCC is the torch seat" "$(inshard printenv PYTORCH_NVCC)" "$(cd "$SHARDCC_BIN" && pwd -P)/shardcc-nvcc-torch"
+expect_eq "CUDACXX is the nvcc seat" "$(inshard printenv CUDACXX)" "$(cd "$SHARDCC_BIN" && pwd -P)/shardcc-nvcc"
+expect_eq "the torch seat runs \$CUDA_HOME/bin/nvcc" "$(inshard printenv SHARDCC_REAL_NVCC_TORCH)" "$CUDA_HOME/bin/nvcc"
+expect_eq "the CUDACXX seat runs PATH's nvcc" "$(inshard printenv SHARDCC_REAL_NVCC)" "$T/pathbin/nvcc"
+inshard sh -c '"$PYTORCH_NVCC" "$@"' nvcc "${fl[@]}" -o torch-seat.o
+# a cache of its own: ccache's key does not hold the nvcc's spelling (compiler_check is the
+# fingerprint, the same for both), so this call would hit the torch seat's entry
+inshard sh -c 'CCACHE_DIR="$CCACHE_DIR-2" "$CUDACXX" "$@"' nvcc "${fl[@]}" -o cmake-seat.o
+expect_eq "both compiles went through ccache" "$(journal_count .shardcc/journal.tsv tu cache 0)" "2"
+shardcc compare torch-seat.o torch-plain.o >"$T/c.out" || fail "torch seat: $(cat "$T/c.out")"
+ok "torch seat: $(cat "$T/c.out")"
+shardcc compare cmake-seat.o cmake-plain.o >"$T/c.out" || fail "CUDACXX seat: $(cat "$T/c.out")"
+ok "CUDACXX seat: $(cat "$T/c.out")"
+tnv() { env "$@" shardcc env --format json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["SHARDCC_REAL_NVCC_TORCH"])'; }
+expect_eq "a PYTORCH_NVCC naming an nvcc: torch runs it" "$(tnv PYTORCH_NVCC="$real/bin/nvcc")" "$real/bin/nvcc"
+expect_eq "CUDA_PATH when CUDA_HOME is unset" "$(tnv -u CUDA_HOME CUDA_PATH="$T/alias/cuda/")" "$T/alias/cuda/bin/nvcc"
+mkdir -p tk/bin && cp ../pathbin/nvcc tk/bin/nvcc
+expect_eq "neither: PATH's nvcc two directories up, then bin/nvcc (torch's guess)" \
+    "$(tnv -u CUDA_HOME -u CUDA_PATH PATH="$PWD/tk/bin:$PATH")" "$PWD/tk/bin/nvcc"
+expect_eq "torch's guess not a file: the CUDACXX seat's nvcc" \
+    "$(tnv -u CUDA_HOME -u CUDA_PATH SHARDCC_REAL_NVCC="$real/bin/nvcc")" "$real/bin/nvcc"
+# the fingerprint covers the torch seat's toolkit when it is another one
+tfp() { env "$@" shardcc env --format json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CCACHE_COMPILERCHECK"])'; }
+mkdir -p other/bin && cp "$real/bin/nvcc" other/bin/nvcc
+expect_eq "same toolkit by two spellings: one fingerprint" "$(tfp CUDA_HOME="$T/alias/cuda")" "$(tfp CUDA_HOME="$real")"
+[ "$(tfp CUDA_HOME="$PWD/other")" != "$(tfp CUDA_HOME="$real")" ] ||
+    fail "a CUDA_HOME naming another toolkit leaves the fingerprint unchanged"
+ok "a CUDA_HOME naming another toolkit changes the fingerprint"
+
 # The debug-info map names the toolkit as the caller's CUDA_HOME spells it, when that is the
 # real nvcc's toolkit (the unsharded build writes that spelling into its debug info)
 map() { env "$@" shardcc env --cuda-home-seat --real-nvcc "$nv" --format json 2>"$T/map.err" |

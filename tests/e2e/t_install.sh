@@ -2,15 +2,15 @@
 # the installed CLI points the seats at the installed wrapper.
 . "$(dirname "$0")/lib.sh"
 cmake --install "$SHARDCC_BIN" --prefix "$T/p" >/dev/null
-for f in shardcc shardcc-wrap shardcc-nvcc shardcc-c++ shardcc-cc; do
+for f in shardcc shardcc-wrap shardcc-nvcc shardcc-nvcc-torch shardcc-c++ shardcc-cc; do
     [ -x "$T/p/bin/$f" ] || fail "$T/p/bin/$f is not installed"
 done
-ok "installed: shardcc shardcc-wrap shardcc-nvcc shardcc-c++ shardcc-cc"
+ok "installed: shardcc shardcc-wrap shardcc-nvcc shardcc-nvcc-torch shardcc-c++ shardcc-cc"
 expect_eq "seat name resolves to the wrapper" "$(readlink -f "$T/p/bin/shardcc-nvcc")" "$(readlink -f "$T/p/bin/shardcc-wrap")"
 mkdir "$T/proj"
 cd "$T/proj"
 PATH="$T/p/bin:$PATH" eval "$("$T/p/bin/shardcc" env --shard 1/3 --host-seat)"
-expect_eq "PYTORCH_NVCC" "$PYTORCH_NVCC" "$(readlink -f "$T/p/bin")/shardcc-nvcc"
+expect_eq "PYTORCH_NVCC" "$PYTORCH_NVCC" "$(readlink -f "$T/p/bin")/shardcc-nvcc-torch"
 expect_eq "CUDACXX" "$CUDACXX" "$(readlink -f "$T/p/bin")/shardcc-nvcc"
 expect_eq "CXX with --host-seat" "$CXX" "$(readlink -f "$T/p/bin")/shardcc-c++"
 expect_eq "SHARDCC_SHARD" "$SHARDCC_SHARD" "1/3"

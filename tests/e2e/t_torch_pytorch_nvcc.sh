@@ -4,12 +4,22 @@
 # to nvcc's temp names) and every CUDA TU is a cache hit.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/torchlane.sh"
+# CUDA_HOME spells the toolkit through a link, PATH's nvcc by its own path: torch runs
+# $CUDA_HOME/bin/nvcc, and with -lineinfo (the example's) the objects hold the include paths
+# nvcc derives from that spelling, so the PYTORCH_NVCC seat must run the same one
+nv=$(command -v nvcc)
+mkdir "$T/alias" && ln -s "$(cd "$(dirname "$nv")/.." && pwd -P)" "$T/alias/cuda"
+export CUDA_HOME="$T/alias/cuda"
+unset CUDA_PATH
 torch_setup
 torch_baseline
 grep -q -- '-MD -MF $out.d' build/temp.*/build.ninja || fail "torch's ninja rule is not -MD -MF"
 ok "torch's ninja rule passes -MD -MF"
 torch_pipeline ninja-n1 1 $CUDA_TUS ""
 torch_pipeline ninja-n3 3 $CUDA_TUS ""
+grep -qx "nvcc = $(cd "$SHARDCC_BIN" && pwd -P)/shardcc-nvcc-torch" build/temp.*/build.ninja ||
+    fail "build.ninja's nvcc is not the torch seat: $(grep '^nvcc = ' build/temp.*/build.ninja)"
+ok "build.ninja runs PYTORCH_NVCC, the torch seat"
 # torch releases that wrote the long forms: a PYTORCH_NVCC that respells -MD -MF the old way
 cat >"$T/longform-nvcc" <<SH
 #!/bin/bash
@@ -23,7 +33,7 @@ while [ \$# -gt 0 ]; do
     shift
 done
 printf '%s\\n' "\${args[*]}" >>"$T/longform.args"
-exec "$SHARDCC_BIN/shardcc-nvcc" "\${args[@]}"
+exec "$SHARDCC_BIN/shardcc-nvcc-torch" "\${args[@]}"
 SH
 chmod +x "$T/longform-nvcc"
 cat >"$T/build-longform.sh" <<SH

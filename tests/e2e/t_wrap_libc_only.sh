@@ -19,7 +19,7 @@ fi
 for lib in archive_ json_ yaml_ ZSTD_; do
     expect_eq "no $lib symbols in shardcc-wrap" "$(nm "$W" 2>/dev/null | grep -c " [TU] $lib" || true)" "0"
 done
-for s in shardcc-nvcc shardcc-c++ shardcc-cc; do
+for s in shardcc-nvcc shardcc-nvcc-torch shardcc-c++ shardcc-cc; do
     expect_eq "$s is the wrapper" "$(readlink -f "$SHARDCC_BIN/$s")" "$(readlink -f "$W")"
 done
 summary
