@@ -89,10 +89,13 @@ def hit_ratio(shardcc_bin, work, rounds, calls):
     seat = [os.path.join(shardcc_bin, "shardcc-nvcc")] + args
     direct = [env["SHARDCC_CCACHE"], nvcc] + args
     floor = [floor_bin] + direct
-    res = {"seat": [], "floor": []}  # per round: (ms per call, ms per ccache call, median pair ratio)
+    exec_bin = os.path.join(work, "exec_only")
+    run(["cc", "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-o", exec_bin, os.path.join(HERE, "exec_only.c")])
+    exec_floor = [exec_bin] + direct
+    res = {"seat": [], "floor": [], "exec": []}  # per round: (ms per call, ms per ccache call, median pair ratio)
     seat_calls = seat_hits = 0
     for r in range(rounds):
-        for what, cmd in (("seat", seat), ("floor", floor)):
+        for what, cmd in (("seat", seat), ("floor", floor), ("exec", exec_floor)):
             # the two interleaved call by call (A B B A ...): adjacent calls see the same load
             open(env["SHARDCC_JOURNAL"], "w").close()
             a, b = (cmd, direct) if r % 2 == 0 else (direct, cmd)
@@ -199,6 +202,10 @@ def main():
         say("   floor: spawn_wait (static, spawns ccache and waits, nothing else) %.2f ms, ccache nvcc %.2f ms:" % (fl, fd))
         say("   floor/ccache ratio %.3f (per round %s); the seat's own work: %.3f of a hit" %
             (fratio, " ".join("%.3f" % r for r in fratios), ratio - fratio))
+        el, ed, eratio, eratios = hit["exec"]
+        say("   exec floor: exec_only (static, replaces itself with ccache) %.2f ms, ccache nvcc %.2f ms:" % (el, ed))
+        say("   exec/ccache ratio %.3f (per round %s); waiting for ccache instead of becoming it: %.3f of a hit" %
+            (eratio, " ".join("%.3f" % r for r in eratios), fratio - eratio))
         say()
         if a.skip_merge:
             return
