@@ -104,20 +104,33 @@ int yerr(const struct ydoc *d, const struct ynode *n, struct strbuf *err, const 
     return EXIT_USAGE;
 }
 
-/* Two equal keys in one mapping: YAML forbids it and libyaml does not check. */
-static const struct ynode *duplicate_key(const struct ynode *n)
+/* Two equal keys in one mapping: YAML forbids it and libyaml does not check. Each mapping
+ * of the file is checked once, on libyaml's nodes in the order they start (the order of the
+ * tree's pre-order walk), not once per alias that copies it: a small file whose aliases
+ * repeat a mapping of many keys thousands of times costs no more than the file itself. The
+ * first duplicate, or NULL; *line and *col are 1-based. */
+static const yaml_node_t *duplicate_key(yaml_document_t *doc, int *line, int *col)
 {
-    if (n->kind == Y_MAP)
-        for (size_t i = 0; i < n->n; i++) {
-            if (n->keys[i]->kind == Y_SCALAR)
-                for (size_t k = 0; k < i; k++)
-                    if (n->keys[k]->kind == Y_SCALAR && !strcmp(n->keys[k]->text, n->keys[i]->text))
-                        return n->keys[i];
+    for (yaml_node_t *n = doc->nodes.start; n < doc->nodes.top; n++) {
+        if (n->type != YAML_MAPPING_NODE)
+            continue;
+        yaml_node_pair_t *pairs = n->data.mapping.pairs.start;
+        size_t cnt = (size_t)(n->data.mapping.pairs.top - pairs);
+        for (size_t i = 1; i < cnt; i++) {
+            yaml_node_t *ki = yaml_document_get_node(doc, pairs[i].key);
+            if (!ki || ki->type != YAML_SCALAR_NODE)
+                continue;
+            for (size_t k = 0; k < i; k++) {
+                yaml_node_t *kk = yaml_document_get_node(doc, pairs[k].key);
+                if (kk && kk->type == YAML_SCALAR_NODE &&
+                    kk->data.scalar.length == ki->data.scalar.length &&
+                    !memcmp(kk->data.scalar.value, ki->data.scalar.value, ki->data.scalar.length)) {
+                    *line = (int)ki->start_mark.line + 1;
+                    *col = (int)ki->start_mark.column + 1;
+                    return ki;
+                }
+            }
         }
-    for (size_t i = 0; i < n->n; i++) {
-        const struct ynode *d = duplicate_key(n->items[i]);
-        if (d)
-            return d;
     }
     return NULL;
 }
@@ -157,9 +170,11 @@ int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
                       c.too_deep ? "nested deeper than 64 levels (a recursive alias?)"
                                  : "more than 2000000 nodes once aliases are expanded");
         } else {
-            const struct ynode *dup = duplicate_key(d->root);
+            struct ynode at = {0};
+            const yaml_node_t *dup = duplicate_key(&doc, &at.line, &at.col);
             if (dup)
-                rc = yerr(d, dup, err, "key \"%s\" appears twice in one mapping", dup->text);
+                rc = yerr(d, &at, err, "key \"%.*s\" appears twice in one mapping",
+                          (int)dup->data.scalar.length, (const char *)dup->data.scalar.value);
         }
     }
     yaml_document_delete(&doc);
