@@ -63,6 +63,16 @@ statslog_count() {
     grep -cx "$2" "$1" || true
 }
 
+# The real CUDA toolkit's root, symbolic links resolved: the directory above the one nvcc
+# runs from (the _HERE_ of `nvcc -dryrun`), so that an nvcc on PATH that is a script
+# exec'ing the real one (/usr/local/bin/nvcc on CI images) still leads to the toolkit.
+cuda_root() {
+    local here
+    here=$(nvcc -dryrun -c /nonexistent/shardcc-probe.cu 2>&1 | sed -n 's/^#\$ _HERE_=//p' | head -1)
+    [ -n "$here" ] && [ -d "$here" ] || fail "nvcc -dryrun names no _HERE_ directory"
+    (cd "$here/.." && pwd -P)
+}
+
 summary() {
     echo "# $CHECKS checks passed"
 }

@@ -4,8 +4,7 @@
 # 100 %, its library is the unsharded one and its objects are their owners' bytes.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
-nv=$(command -v nvcc)
-real=$(cd "$(dirname "$nv")/.." && pwd -P)
+real=$(cuda_root)
 # As on CI images: CUDA_HOME spells the toolkit one way (here through a link), and the first
 # nvcc on PATH is a script that execs the real one by another path (/usr/local/bin/nvcc).
 # nvcc derives its include paths from the path it was started by, and -lineinfo writes the
@@ -123,12 +122,12 @@ ok "a CUDA_HOME naming another toolkit changes the fingerprint"
 
 # The debug-info map names the toolkit as the caller's CUDA_HOME spells it, when that is the
 # real nvcc's toolkit (the unsharded build writes that spelling into its debug info)
-map() { env "$@" shardcc env --cuda-home-seat --real-nvcc "$nv" --format json 2>"$T/map.err" |
+map() { env "$@" shardcc env --cuda-home-seat --real-nvcc "$real/bin/nvcc" --format json 2>"$T/map.err" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CXXFLAGS"].split("=", 2)[2])'; }
 expect_eq "CUDA_HOME spelled as its real path" "$(map CUDA_HOME="$real" CXXFLAGS=)" "$real"
 expect_eq "CUDA_HOME spelled through a link" "$(map CUDA_HOME="$T/alias/cuda/" CXXFLAGS=)" "$T/alias/cuda"
-expect_eq "no CUDA_HOME: the real nvcc's root" "$(map -u CUDA_HOME -u CUDA_PATH CXXFLAGS=)" "$(dirname "$(dirname "$nv")")"
-expect_eq "CUDA_HOME of another toolkit: the real nvcc's root" "$(map CUDA_HOME="$T" CXXFLAGS=)" "$(dirname "$(dirname "$nv")")"
+expect_eq "no CUDA_HOME: the real nvcc's root" "$(map -u CUDA_HOME -u CUDA_PATH CXXFLAGS=)" "$real"
+expect_eq "CUDA_HOME of another toolkit: the real nvcc's root" "$(map CUDA_HOME="$T" CXXFLAGS=)" "$real"
 grep -q "CUDA_HOME=\"$T\" is not the toolkit of the real nvcc" "$T/map.err" || fail "no warning: $(cat "$T/map.err")"
 ok "a warning names a CUDA_HOME that is not the real nvcc's toolkit"
 summary

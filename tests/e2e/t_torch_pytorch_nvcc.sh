@@ -7,8 +7,7 @@
 # CUDA_HOME spells the toolkit through a link, PATH's nvcc by its own path: torch runs
 # $CUDA_HOME/bin/nvcc, and with -lineinfo (the example's) the objects hold the include paths
 # nvcc derives from that spelling, so the PYTORCH_NVCC seat must run the same one
-nv=$(command -v nvcc)
-mkdir "$T/alias" && ln -s "$(cd "$(dirname "$nv")/.." && pwd -P)" "$T/alias/cuda"
+mkdir "$T/alias" && ln -s "$(cuda_root)" "$T/alias/cuda"
 export CUDA_HOME="$T/alias/cuda"
 unset CUDA_PATH
 torch_setup
