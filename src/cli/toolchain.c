@@ -49,44 +49,46 @@ static char *first_real(const char *const *cands, size_t n)
     return NULL;
 }
 
+/* out = home's bin/nvcc, spelled as torch's os.path.join spells it: home's trailing '/'s
+ * dropped ("/" stays "/"). */
+static void home_nvcc(const char *home, size_t n, struct strbuf *out)
+{
+    while (n > 1 && home[n - 1] == '/')
+        n--;
+    sb_add(out, home, n);
+    sb_adds(out, n == 1 && home[0] == '/' ? "bin/nvcc" : "/bin/nvcc");
+}
+
 /* The nvcc torch.utils.cpp_extension runs, spelled as torch spells it (torch 2.11): a
- * PYTORCH_NVCC that names an nvcc, else (_find_cuda_home) $CUDA_HOME/bin/nvcc, else
- * $CUDA_PATH/bin/nvcc, else the nvcc on PATH two directories up and then bin/nvcc, else
+ * PYTORCH_NVCC that names an nvcc, else (_find_cuda_home) cuda_home_nvcc (the
+ * $CUDA_HOME/bin/nvcc, else $CUDA_PATH/bin/nvcc, toolchain_find built; "" when neither is
+ * set), else the nvcc on PATH two directories up and then bin/nvcc, else
  * /usr/local/cuda/bin/nvcc. The PYTORCH_NVCC seat runs that one, not the CUDACXX seat's:
  * nvcc derives its include paths from the path it was started by, and -g or -lineinfo
  * writes them into the objects. SHARDCC_REAL_NVCC_TORCH (an earlier eval, or the user)
  * comes first; when none of them is an executable file that is not a seat, nvcc. */
-static char *torch_nvcc(const char *nvcc)
+static char *torch_nvcc(const char *nvcc, const char *cuda_home_nvcc)
 {
-    struct strbuf home = STRBUF_INIT, found = STRBUF_INIT;
-    const char *h = getenv("CUDA_HOME");
-    if (!h || !*h)
-        h = getenv("CUDA_PATH");
-    if (h && *h) {
-        sb_adds(&home, h);
-    } else if (plat_find_in_path("nvcc", &found) == 0) {
-        const char *f = sb_str(&found);
-        const char *b = path_basename(f);
-        size_t n = (size_t)(b - f); /* "DIR/" */
-        while (n > 1 && f[n - 1] == '/')
-            n--;
-        struct strbuf dir = STRBUF_INIT;
-        sb_add(&dir, f, n);
-        const char *d = sb_str(&dir);
-        const char *up = path_basename(d);
-        size_t m = (size_t)(up - d);
-        sb_add(&home, d, m > 1 ? m - 1 : m);
-        sb_release(&dir);
-    } else {
-        sb_adds(&home, "/usr/local/cuda");
+    struct strbuf guess = STRBUF_INIT, found = STRBUF_INIT;
+    if (!*cuda_home_nvcc) {
+        if (plat_find_in_path("nvcc", &found) == 0) {
+            /* dirname(dirname(found)) */
+            const char *f = sb_str(&found);
+            size_t n = (size_t)(path_basename(f) - f); /* "DIR/" */
+            while (n > 1 && f[n - 1] == '/')
+                n--;
+            char *dir = xstrndup(f, n);
+            size_t m = (size_t)(path_basename(dir) - dir);
+            home_nvcc(dir, m > 1 ? m - 1 : m, &guess);
+            free(dir);
+        } else {
+            home_nvcc("/usr/local/cuda", 15, &guess);
+        }
     }
-    while (home.len > 1 && home.buf[home.len - 1] == '/')
-        home.buf[--home.len] = '\0';
-    sb_adds(&home, strcmp(sb_str(&home), "/") ? "/bin/nvcc" : "bin/nvcc");
-    const char *cands[] = {getenv("SHARDCC_REAL_NVCC_TORCH"), getenv("PYTORCH_NVCC"), sb_str(&home),
-                           nvcc};
+    const char *cands[] = {getenv("SHARDCC_REAL_NVCC_TORCH"), getenv("PYTORCH_NVCC"),
+                           *cuda_home_nvcc ? cuda_home_nvcc : sb_str(&guess), nvcc};
     char *r = first_real(cands, sizeof cands / sizeof cands[0]);
-    sb_release(&home);
+    sb_release(&guess);
     sb_release(&found);
     return r ? r : xstrdup(nvcc);
 }
@@ -100,13 +102,8 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
     const char *cuda_home = getenv("CUDA_HOME");
     if (!cuda_home || !*cuda_home)
         cuda_home = getenv("CUDA_PATH");
-    if (cuda_home && *cuda_home) {
-        size_t n = strlen(cuda_home);
-        while (n > 1 && cuda_home[n - 1] == '/')
-            n--;
-        sb_add(&home, cuda_home, n);
-        sb_adds(&home, "/bin/nvcc");
-    }
+    if (cuda_home && *cuda_home)
+        home_nvcc(cuda_home, strlen(cuda_home), &home);
     const char *first = cuda_home_first ? sb_str(&home) : NULL;
     const char *nv[] = {
         nvcc,          getenv("SHARDCC_REAL_NVCC"), first, getenv("CUDACXX"), "nvcc",
@@ -128,7 +125,8 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
     }
     tc->nvcc = first_real(nv, sizeof nv / sizeof nv[0]);
     if (tc->nvcc)
-        tc->torch_nvcc = nvcc || cuda_home_first ? xstrdup(tc->nvcc) : torch_nvcc(tc->nvcc);
+        tc->torch_nvcc =
+            nvcc || cuda_home_first ? xstrdup(tc->nvcc) : torch_nvcc(tc->nvcc, sb_str(&home));
     tc->cxx = first_real(cx, sizeof cx / sizeof cx[0]);
     tc->cc = first_real(c, sizeof c / sizeof c[0]);
     tc->ccache = first_real(ca, sizeof ca / sizeof ca[0]);

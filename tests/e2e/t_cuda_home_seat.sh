@@ -59,10 +59,11 @@ expect_eq "every TU owned by one shard" "$owned" "4"
     fail "the shadow CUDA_HOME does not lead to the real headers"
 ok "the shadow CUDA_HOME's include/ is the real toolkit's"
 expect_eq "the shadow nvcc is the seat" "$(readlink -f .shardcc/cuda-home/bin/nvcc)" "$(readlink -f "$SHARDCC_BIN/shardcc-wrap")"
-expect_eq "the seat runs \$CUDA_HOME/bin/nvcc, not PATH's" "$(shardcc env --cuda-home-seat --format json |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["SHARDCC_REAL_NVCC"])')" "$CUDA_HOME/bin/nvcc"
-fp() { shardcc env --real-nvcc "$1" --format json |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CCACHE_COMPILERCHECK"])'; }
+# env_set VAR CMD...: the value of VAR in the "set" object CMD --format json prints
+env_set() { local var=$1; shift
+    "$@" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["set"][sys.argv[1]])' "$var"; }
+expect_eq "the seat runs \$CUDA_HOME/bin/nvcc, not PATH's" "$(env_set SHARDCC_REAL_NVCC shardcc env --cuda-home-seat)" "$CUDA_HOME/bin/nvcc"
+fp() { env_set CCACHE_COMPILERCHECK shardcc env --real-nvcc "$1"; }
 expect_eq "the fingerprint of an nvcc script is the real toolkit's" "$(fp "$T/pathbin/nvcc")" "$(fp "$real/bin/nvcc")"
 shardcc link --cuda-home-seat --artifacts ../art --expect-shards 2 -- ./build.sh 2>"$T/l.err" ||
     fail "link: $(cat "$T/l.err")"
@@ -102,8 +103,7 @@ shardcc compare torch-seat.o torch-plain.o >"$T/c.out" || fail "torch seat: $(ca
 ok "torch seat: $(cat "$T/c.out")"
 shardcc compare cmake-seat.o cmake-plain.o >"$T/c.out" || fail "CUDACXX seat: $(cat "$T/c.out")"
 ok "CUDACXX seat: $(cat "$T/c.out")"
-tnv() { env "$@" shardcc env --format json |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["SHARDCC_REAL_NVCC_TORCH"])'; }
+tnv() { env_set SHARDCC_REAL_NVCC_TORCH env "$@" shardcc env; }
 expect_eq "a PYTORCH_NVCC naming an nvcc: torch runs it" "$(tnv PYTORCH_NVCC="$real/bin/nvcc")" "$real/bin/nvcc"
 expect_eq "CUDA_PATH when CUDA_HOME is unset" "$(tnv -u CUDA_HOME CUDA_PATH="$T/alias/cuda/")" "$T/alias/cuda/bin/nvcc"
 mkdir -p tk/bin && cp ../pathbin/nvcc tk/bin/nvcc
@@ -112,8 +112,7 @@ expect_eq "neither: PATH's nvcc two directories up, then bin/nvcc (torch's guess
 expect_eq "torch's guess not a file: the CUDACXX seat's nvcc" \
     "$(tnv -u CUDA_HOME -u CUDA_PATH SHARDCC_REAL_NVCC="$real/bin/nvcc")" "$real/bin/nvcc"
 # the fingerprint covers the torch seat's toolkit when it is another one
-tfp() { env "$@" shardcc env --format json |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CCACHE_COMPILERCHECK"])'; }
+tfp() { env_set CCACHE_COMPILERCHECK env "$@" shardcc env; }
 mkdir -p other/bin && cp "$real/bin/nvcc" other/bin/nvcc
 expect_eq "same toolkit by two spellings: one fingerprint" "$(tfp CUDA_HOME="$T/alias/cuda")" "$(tfp CUDA_HOME="$real")"
 [ "$(tfp CUDA_HOME="$PWD/other")" != "$(tfp CUDA_HOME="$real")" ] ||
