@@ -8,7 +8,7 @@ set -euo pipefail
 BUILD_ONLY=0
 [ "${1:-}" = --build ] && BUILD_ONLY=1
 PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libxxhash-dev libjansson-dev
-      libarchive-dev libyaml-dev libzstd-dev zstd)
+      libarchive-dev libyaml-dev libzstd-dev zstd musl-tools)
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
 [ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 file clang clang-format clang-tidy cppcheck
                               libclang-rt-14-dev shellcheck)

@@ -4,8 +4,8 @@
 #define SHARDCC_CLI_H
 
 #include "strbuf.h"
+#include "version.h"
 
-#define SHARDCC_VERSION "0.1.0"
 /* the oldest ccache the suite runs against (Debian 12's) */
 #define SHARDCC_CCACHE_MIN "4.7.5"
 

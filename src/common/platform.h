@@ -18,6 +18,8 @@ int plat_getcwd(struct strbuf *out);
 /* The running executable's absolute path. 0 or an errno. */
 int plat_self_exe(struct strbuf *out);
 int plat_is_executable(const char *path);
+/* Whether path is this process's own executable (the same file, whatever its name). */
+int plat_is_self_exe(const char *path);
 int plat_file_exists(const char *path);
 /* Searches PATH for name (a name with a '/' is taken as is). 0 if found. */
 int plat_find_in_path(const char *name, struct strbuf *out);

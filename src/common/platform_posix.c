@@ -60,6 +60,13 @@ int plat_is_executable(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+int plat_is_self_exe(const char *path)
+{
+    struct stat a, b;
+    return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 int plat_file_exists(const char *path)
 {
     struct stat st;

@@ -9,6 +9,7 @@
 #include "path.h"
 #include "platform.h"
 #include "stub.h"
+#include "version.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -17,6 +18,11 @@
 #include <string.h>
 
 #define MAX_DEPTH 8
+
+/* the C library the build linked the seat against (CMakeLists.txt: SHARDCC_SEAT_LIBC) */
+#ifndef SHARDCC_SEAT_LIBC
+#define SHARDCC_SEAT_LIBC "unknown"
+#endif
 
 struct wrap {
     enum seat seat;
@@ -98,25 +104,12 @@ static char **child_env(const struct wrap *w, int drop_nvcc_flags, const char *l
     return sv_argv(&env); /* lives until exit */
 }
 
-static int same_file(const char *a, const char *b)
-{
-    struct strbuf ra = STRBUF_INIT, rb = STRBUF_INIT;
-    int same = plat_realpath(a, &ra) == 0 && plat_realpath(b, &rb) == 0 &&
-               strcmp(sb_str(&ra), sb_str(&rb)) == 0;
-    sb_release(&ra);
-    sb_release(&rb);
-    return same;
-}
-
 /* Checks that path is runnable and is not this wrapper. */
 static int check_tool(const struct wrap *w, const char *var, const char *path)
 {
     if (!plat_is_executable(path))
         return fail(w, EXIT_USAGE, "%s=\"%s\" is not an executable file", var, path);
-    struct strbuf self = STRBUF_INIT;
-    int loop = plat_self_exe(&self) == 0 && same_file(sb_str(&self), path);
-    sb_release(&self);
-    if (loop)
+    if (plat_is_self_exe(path))
         return fail(w, EXIT_USAGE,
                     "%s=\"%s\" is this wrapper itself; point it at the real tool "
                     "(eval \"$(shardcc env)\" sets it)",
@@ -373,9 +366,14 @@ int main(int argc, char **argv)
     const char *name = path_basename(argv[0]);
     int first = 1, torch = 0;
     if (strcmp(name, "shardcc-wrap") == 0) {
+        if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+            printf("shardcc-wrap %s (libc: %s)\n", SHARDCC_VERSION, SHARDCC_SEAT_LIBC);
+            return EXIT_OK;
+        }
         if (argc < 2 || strncmp(argv[1], "--seat=", 7) != 0 ||
             seat_from_name(argv[1] + 7, &w.seat, &torch) != 0) {
             fprintf(stderr, "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc COMPILER-ARGS...\n"
+                            "       shardcc-wrap --version\n"
                             "  (normally reached as shardcc-nvcc, shardcc-nvcc-torch, "
                             "shardcc-c++ or shardcc-cc)\n");
             return EXIT_USAGE;

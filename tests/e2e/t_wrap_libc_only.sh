@@ -1,6 +1,8 @@
 # The seat links libc only: every compiler call pays for each shared library it loads. Built
 # with SHARDCC_STATIC_WRAPPER (the default) it is linked statically and loads none at all;
-# otherwise ldd must show nothing but libc, the vdso and the loader.
+# otherwise ldd must show nothing but libc, the vdso and the loader. Where the build found
+# musl-gcc (SHARDCC_SEAT_LIBC, from the build's CMake cache) the static seat is musl's and
+# carries nothing of glibc's start-up, whose CPU probing costs every call.
 . "$(dirname "$0")/lib.sh"
 W="$SHARDCC_BIN/shardcc-wrap"
 if file "$W" | grep -q "statically linked"; then
@@ -14,6 +16,16 @@ else
     *) want="$libs" ;;
     esac
     expect_eq "shared libraries of shardcc-wrap" "$libs" "$want"
+fi
+# the libc the seat says it has is the one the build chose, and the binary agrees
+want_libc=${SHARDCC_SEAT_LIBC:-glibc}
+expect_eq "shardcc-wrap --version" "$("$W" --version)" "shardcc-wrap $("$SHARDCC_BIN/shardcc" --version | awk '{print $2}') (libc: $want_libc)"
+tunables=$(grep -c GLIBC_TUNABLES "$W" || true)
+if [ "$want_libc" = musl ]; then
+    expect_eq "glibc's tunables start-up in the musl seat" "$tunables" "0"
+    expect_eq "shardcc-wrap is static" "$(file "$W" | grep -c 'statically linked' || true)" "1"
+elif file "$W" | grep -q "statically linked"; then
+    expect_eq "glibc's tunables start-up in the static glibc seat" "$tunables" "1"
 fi
 # whatever the linking, nothing but libc's symbols: no libarchive, jansson, yaml, zstd
 for lib in archive_ json_ yaml_ ZSTD_; do
