@@ -1,7 +1,7 @@
 #include "kern/ops.cuh"
 
-/* Heavy TU: every block size, radius and tile for float and double and twelve register-tiled GEMMs
- * per type (about 5x the compile time of a light TU). */
+/* Heavy TU: every block size, radius and tile for float, double and int and twelve register-tiled
+ * GEMMs per type (about 7x the compile time of a light TU). */
 extern "C" void kern_heavy_01_launch_all(const void *in, void *out, int n)
 {
     {
@@ -61,6 +61,35 @@ extern "C" void kern_heavy_01_launch_all(const void *in, void *out, int n)
         kern::launch_transpose<double, 8>(x, y, n, n);
         kern::launch_transpose<double, 16>(x, y, n, n);
         kern::launch_transpose<double, 32>(x, y, n, n);
+    }
+    {
+        const int *x = static_cast<const int *>(in);
+        int *y = static_cast<int *>(out);
+        kern::launch_gemm<int, 4, 4, 8>(x, x, y, n);
+        kern::launch_gemm<int, 8, 4, 8>(x, x, y, n);
+        kern::launch_gemm<int, 4, 8, 16>(x, x, y, n);
+        kern::launch_gemm<int, 8, 8, 8>(x, x, y, n);
+        kern::launch_gemm<int, 2, 8, 8>(x, x, y, n);
+        kern::launch_gemm<int, 8, 2, 8>(x, x, y, n);
+        kern::launch_gemm<int, 4, 4, 16>(x, x, y, n);
+        kern::launch_gemm<int, 2, 4, 8>(x, x, y, n);
+        kern::launch_gemm<int, 4, 2, 8>(x, x, y, n);
+        kern::launch_gemm<int, 2, 2, 16>(x, x, y, n);
+        kern::launch_gemm<int, 4, 8, 8>(x, x, y, n);
+        kern::launch_gemm<int, 8, 4, 16>(x, x, y, n);
+        kern::launch_reduce<int, 64>(x, y, n);
+        kern::launch_reduce<int, 128>(x, y, n);
+        kern::launch_reduce<int, 256>(x, y, n);
+        kern::launch_reduce<int, 512>(x, y, n);
+        kern::launch_stencil<int, 1>(x, y, n);
+        kern::launch_stencil<int, 2>(x, y, n);
+        kern::launch_stencil<int, 3>(x, y, n);
+        kern::launch_stencil<int, 4>(x, y, n);
+        kern::launch_stencil<int, 5>(x, y, n);
+        kern::launch_stencil<int, 6>(x, y, n);
+        kern::launch_transpose<int, 8>(x, y, n, n);
+        kern::launch_transpose<int, 16>(x, y, n, n);
+        kern::launch_transpose<int, 32>(x, y, n, n);
     }
 }
 

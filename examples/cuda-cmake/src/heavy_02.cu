@@ -1,7 +1,7 @@
 #include "kern/ops.cuh"
 
-/* Heavy TU: every block size, radius and tile for int and long and twelve register-tiled GEMMs
- * per type (about 5x the compile time of a light TU). */
+/* Heavy TU: every block size, radius and tile for int, long and float and twelve register-tiled
+ * GEMMs per type (about 7x the compile time of a light TU). */
 extern "C" void kern_heavy_02_launch_all(const void *in, void *out, int n)
 {
     {
@@ -61,6 +61,35 @@ extern "C" void kern_heavy_02_launch_all(const void *in, void *out, int n)
         kern::launch_transpose<long, 8>(x, y, n, n);
         kern::launch_transpose<long, 16>(x, y, n, n);
         kern::launch_transpose<long, 32>(x, y, n, n);
+    }
+    {
+        const float *x = static_cast<const float *>(in);
+        float *y = static_cast<float *>(out);
+        kern::launch_gemm<float, 4, 4, 8>(x, x, y, n);
+        kern::launch_gemm<float, 8, 4, 8>(x, x, y, n);
+        kern::launch_gemm<float, 4, 8, 16>(x, x, y, n);
+        kern::launch_gemm<float, 8, 8, 8>(x, x, y, n);
+        kern::launch_gemm<float, 2, 8, 8>(x, x, y, n);
+        kern::launch_gemm<float, 8, 2, 8>(x, x, y, n);
+        kern::launch_gemm<float, 4, 4, 16>(x, x, y, n);
+        kern::launch_gemm<float, 2, 4, 8>(x, x, y, n);
+        kern::launch_gemm<float, 4, 2, 8>(x, x, y, n);
+        kern::launch_gemm<float, 2, 2, 16>(x, x, y, n);
+        kern::launch_gemm<float, 4, 8, 8>(x, x, y, n);
+        kern::launch_gemm<float, 8, 4, 16>(x, x, y, n);
+        kern::launch_reduce<float, 64>(x, y, n);
+        kern::launch_reduce<float, 128>(x, y, n);
+        kern::launch_reduce<float, 256>(x, y, n);
+        kern::launch_reduce<float, 512>(x, y, n);
+        kern::launch_stencil<float, 1>(x, y, n);
+        kern::launch_stencil<float, 2>(x, y, n);
+        kern::launch_stencil<float, 3>(x, y, n);
+        kern::launch_stencil<float, 4>(x, y, n);
+        kern::launch_stencil<float, 5>(x, y, n);
+        kern::launch_stencil<float, 6>(x, y, n);
+        kern::launch_transpose<float, 8>(x, y, n, n);
+        kern::launch_transpose<float, 16>(x, y, n, n);
+        kern::launch_transpose<float, 32>(x, y, n, n);
     }
 }
 
