@@ -84,13 +84,18 @@ def hit_ratio(shardcc_bin, work, rounds, calls):
     run([os.path.join(shardcc_bin, "shardcc-nvcc")] + args, cwd=b_dir, env=env)  # the miss
     driver = os.path.join(work, "spawn_loop")
     run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", driver, os.path.join(HERE, "spawn_loop.c")])
+    # the floors are linked as the seat is (static, with the seat's libc): the difference
+    # is then the seat's own work, not its C library's start-up
+    libc = re.search(r"\(libc: (\w+)\)", subprocess.run([os.path.join(shardcc_bin, "shardcc-wrap"), "--version"],
+                                                         capture_output=True, text=True, check=True).stdout).group(1)
+    floor_cc = "musl-gcc" if libc == "musl" else "cc"
     floor_bin = os.path.join(work, "spawn_wait")
-    run(["cc", "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-o", floor_bin, os.path.join(HERE, "spawn_wait.c")])
+    run([floor_cc, "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-o", floor_bin, os.path.join(HERE, "spawn_wait.c")])
     seat = [os.path.join(shardcc_bin, "shardcc-nvcc")] + args
     direct = [env["SHARDCC_CCACHE"], nvcc] + args
     floor = [floor_bin] + direct
     exec_bin = os.path.join(work, "exec_only")
-    run(["cc", "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-o", exec_bin, os.path.join(HERE, "exec_only.c")])
+    run([floor_cc, "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-o", exec_bin, os.path.join(HERE, "exec_only.c")])
     exec_floor = [exec_bin] + direct
     res = {"seat": [], "floor": [], "exec": []}  # per round: (ms per call, ms per ccache call, median pair ratio)
     seat_calls = seat_hits = 0
@@ -112,8 +117,10 @@ def hit_ratio(shardcc_bin, work, rounds, calls):
                 seat_hits += sum(1 for x in recs if x[13] == "hit")
     if seat_hits != seat_calls or seat_calls != rounds * calls:
         sys.exit("bench: the seat's calls were not all hits (%d/%d of %d)" % (seat_hits, seat_calls, rounds * calls))
-    return {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v),
-                statistics.median(x[2] for x in v), [x[2] for x in v]) for k, v in res.items()}
+    out = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v),
+               statistics.median(x[2] for x in v), [x[2] for x in v]) for k, v in res.items()}
+    out["libc"] = libc
+    return out
 
 
 def merge_ratio(shardcc_bin, work, gib, rounds):
@@ -181,6 +188,7 @@ def main():
         say("nvcc: %s" % benchlib.first_line(["nvcc", "--version"], last=True))
         say("ccache: %s" % benchlib.first_line(["ccache", "--version"]))
         say("shardcc: %s" % benchlib.first_line([os.path.join(shardcc_bin, "shardcc"), "--version"]))
+        say("seat: %s" % benchlib.first_line([os.path.join(shardcc_bin, "shardcc-wrap"), "--version"]))
         say()
         if not a.skip_link:
             for host in (False, True):
@@ -199,11 +207,13 @@ def main():
         say("   seat/ccache ratio %.3f (per round %s) (goal <= 1.15) - %s" %
             (ratio, " ".join("%.3f" % r for r in ratios), "goal met" if ratio <= 1.15 else "GOAL MISSED"))
         fl, fd, fratio, fratios = hit["floor"]
-        say("   floor: spawn_wait (static, spawns ccache and waits, nothing else) %.2f ms, ccache nvcc %.2f ms:" % (fl, fd))
+        say("   floor: spawn_wait (static, %s like the seat, spawns ccache and waits, nothing else) %.2f ms, ccache nvcc %.2f ms:" %
+            (hit["libc"], fl, fd))
         say("   floor/ccache ratio %.3f (per round %s); the seat's own work: %.3f of a hit" %
             (fratio, " ".join("%.3f" % r for r in fratios), ratio - fratio))
         el, ed, eratio, eratios = hit["exec"]
-        say("   exec floor: exec_only (static, replaces itself with ccache) %.2f ms, ccache nvcc %.2f ms:" % (el, ed))
+        say("   exec floor: exec_only (static, %s, replaces itself with ccache) %.2f ms, ccache nvcc %.2f ms:" %
+            (hit["libc"], el, ed))
         say("   exec/ccache ratio %.3f (per round %s); waiting for ccache instead of becoming it: %.3f of a hit" %
             (eratio, " ".join("%.3f" % r for r in eratios), fratio - eratio))
         say()
