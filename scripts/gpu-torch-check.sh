@@ -21,7 +21,7 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -m), $(nproc) cores"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "gpu", torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)'
 nvcc --version | tail -1
-echo "$(shardcc --version), $(ccache --version | head -1)"
+echo "$(shardcc --version), $(shardcc-wrap --version), $(ccache --version | head -1)"
 
 WORK=$(mktemp -d /tmp/shardcc-gpu.XXXXXX)
 cp -r examples/torch-ext "$WORK/proj"
