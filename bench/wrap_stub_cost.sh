@@ -196,7 +196,7 @@ report() {
     echo "commit:         $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$here/.." diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')"
     echo "nvcc:           ${nvcc_version:-?} ($SHARDCC_REAL_NVCC; never run by a stubbed call)"
     echo "ccache:         ${ccache_version:-?} ($SHARDCC_CCACHE; never run by a stubbed call)"
-    echo "wrapper:        $build/shardcc-wrap, run from a copy as shardcc-nvcc ($(stat -c %s "$tmp/bin/shardcc-wrap") bytes, sha256 $wrap_sum..., $(file -b "$tmp/bin/shardcc-wrap" 2>/dev/null | grep -o 'dynamically linked\|statically linked\|static-pie linked' || echo '?'))"
+    echo "wrapper:        $build/shardcc-wrap, run from a copy as shardcc-nvcc ($(stat -c %s "$tmp/bin/shardcc-wrap") bytes, sha256 $wrap_sum..., $(file -b "$tmp/bin/shardcc-wrap" 2>/dev/null | grep -o 'dynamically linked\|statically linked\|static-pie linked' || echo '?'), $("$tmp/bin/shardcc-wrap" --version 2>/dev/null | grep -o 'libc: [a-z]*' || echo 'libc: ?'))"
     echo "filesystem:     $(df -PT "$root" 2>/dev/null | awk 'NR == 2 {print $2}') at $(df -P "$root" 2>/dev/null | awk 'NR == 2 {print $6}') (stub, depfile and journal are written there; TMPDIR picks it)"
     echo "parameters:     rounds=$rounds, calls=$calls per series per round (+100 warm-up calls each), order reverses each round"
     echo "argv (${#args[@]} args): ${args[*]}"
