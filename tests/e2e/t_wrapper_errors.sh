@@ -10,6 +10,16 @@ cd build
 # recursion: the real-compiler variable points back at the seat
 SHARDCC_REAL_NVCC="$SHARDCC_BIN/shardcc-nvcc" expect_fail 2 "is this wrapper itself" \
     timeout 20 shardcc-nvcc -c ../src/a.cu -o a.o
+# ... or at the wrapper under another name: a hard link is the same file (the loop check
+# compares the files, not their names); a copy where the directory cannot hold a link
+if ln "$SHARDCC_BIN/shardcc-wrap" "$PWD/nvcc" 2>/dev/null; then
+    SHARDCC_REAL_NVCC="$PWD/nvcc" expect_fail 2 "is this wrapper itself" \
+        timeout 20 shardcc-nvcc -c ../src/a.cu -o a.o
+else
+    cp "$SHARDCC_BIN/shardcc-wrap" "$PWD/nvcc"
+    SHARDCC_REAL_NVCC="$PWD/nvcc" expect_fail 2 "levels deep" timeout 20 shardcc-nvcc -c ../src/a.cu -o a.o
+fi
+rm -f "$PWD/nvcc"
 # recursion through a script that calls the seat again
 printf '#!/bin/sh\nexec "%s/shardcc-nvcc" "$@"\n' "$SHARDCC_BIN" >loop-nvcc && chmod +x loop-nvcc
 SHARDCC_REAL_NVCC="$PWD/loop-nvcc" expect_fail 2 "levels deep" timeout 20 shardcc-nvcc -c ../src/a.cu -o a.o
