@@ -366,16 +366,29 @@ int main(int argc, char **argv)
     const char *name = path_basename(argv[0]);
     int first = 1, torch = 0;
     if (strcmp(name, "shardcc-wrap") == 0) {
+        static const char usage[] =
+            "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc COMPILER-ARGS...\n"
+            "       shardcc-wrap --version | --help\n";
         if (argc == 2 && strcmp(argv[1], "--version") == 0) {
             printf("shardcc-wrap %s (libc: %s)\n", SHARDCC_VERSION, SHARDCC_SEAT_LIBC);
             return EXIT_OK;
         }
+        if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+            printf("%s\nThe compiler seat, run once per compiler call. It is normally reached by\n"
+                   "the names linked to it: shardcc-nvcc (CUDACXX), shardcc-nvcc-torch\n"
+                   "(PYTORCH_NVCC), shardcc-c++ (CXX) and shardcc-cc (CC), with the variables\n"
+                   "that eval \"$(shardcc env)\" sets; the name picks the seat. It stubs the\n"
+                   "TUs another shard owns, runs the rest through ccache and journals each\n"
+                   "call. See shardcc-wrap(1): docs/shardcc-wrap.md.\n",
+                   usage);
+            return EXIT_OK;
+        }
         if (argc < 2 || strncmp(argv[1], "--seat=", 7) != 0 ||
             seat_from_name(argv[1] + 7, &w.seat, &torch) != 0) {
-            fprintf(stderr, "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc COMPILER-ARGS...\n"
-                            "       shardcc-wrap --version\n"
-                            "  (normally reached as shardcc-nvcc, shardcc-nvcc-torch, "
-                            "shardcc-c++ or shardcc-cc)\n");
+            fprintf(stderr,
+                    "%s  (normally reached as shardcc-nvcc, shardcc-nvcc-torch, shardcc-c++ or "
+                    "shardcc-cc)\n",
+                    usage);
             return EXIT_USAGE;
         }
         first = 2;

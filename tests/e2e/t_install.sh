@@ -21,6 +21,11 @@ json=$("$T/p/bin/shardcc" env --format json --shard 2/2)
 expect_eq "json: the same fingerprint" "$(printf '%s' "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CCACHE_COMPILERCHECK"])')" "$CCACHE_COMPILERCHECK"
 { "$T/p/bin/shardcc" --help | grep -q "classify"; } || fail "shardcc --help lists the commands"
 ok "shardcc --help lists the commands"
+{ "$T/p/bin/shardcc-wrap" --help | grep -q "^usage: shardcc-wrap"; } || fail "shardcc-wrap --help"
+ok "shardcc-wrap --help"
+expect_fail 2 "usage: shardcc-wrap" "$T/p/bin/shardcc-wrap" --seat=fortran -c a.f
+expect_eq "the installed seat's version is the CLI's" "$("$T/p/bin/shardcc-wrap" --version | awk '{print $2}')" \
+    "$("$T/p/bin/shardcc" --version | awk '{print $2}')"
 for c in env classify shard merge link local compare; do
     { "$T/p/bin/shardcc" $c --help | grep -q "^usage: shardcc $c"; } || fail "shardcc $c --help"
     ok "shardcc $c --help"
