@@ -5,10 +5,10 @@
 set -euo pipefail
 src=${SHARDCC_ACTION_PATH:?}
 dest=${RUNNER_TEMP:-/tmp}/shardcc
-min=$(sed -n 's/^#define SHARDCC_CCACHE_MIN "\(.*\)"/\1/p' "$src/src/cli/cli.h")
+min=$(sed -n 's/^#define SHARDCC_CCACHE_MIN "\(.*\)"/\1/p' "$src/src/core/toolchain.h")
 ccache_version=4.10.2 # built from source where the system's ccache is older than $min
 
-want=$(sed -n 's/^#define SHARDCC_VERSION "\(.*\)"/shardcc \1/p' "$src/src/cli/cli.h")
+want=$(sed -n 's/^#define SHARDCC_VERSION "\(.*\)"/shardcc \1/p' "$src/src/common/version.h")
 # a runner image (or an earlier step) that has this shardcc already
 if command -v shardcc >/dev/null && [ "$(shardcc --version)" = "$want" ]; then
     echo "shardcc: $want already on PATH ($(command -v shardcc))"

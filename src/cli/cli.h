@@ -1,13 +1,10 @@
-/* cli: what the subcommands share: their entry points, the version, where the seat
- * binaries live, and the toolchain (real compilers, fingerprint) of the current job. */
+/* cli: the subcommands' entry points, one cmd_<name>() per file, dispatched by main.c.
+ * A subcommand parses its arguments, calls the modules of src/core/ and src/wrap/, prints
+ * and chooses the exit status; nothing below src/cli/ includes this header. */
 #ifndef SHARDCC_CLI_H
 #define SHARDCC_CLI_H
 
-#include "strbuf.h"
 #include "version.h"
-
-/* the oldest ccache the suite runs against (Debian 12's) */
-#define SHARDCC_CCACHE_MIN "4.7.5"
 
 int cmd_env(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
@@ -20,45 +17,5 @@ int cmd_matrix(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
-
-/* A count 1..100000 written in decimal digits only; 0 when it is anything else. */
-int parse_count(const char *s);
-/* A cell id: letters, digits, '.', '_', '+', '-', not starting with '.' or '-'. */
-int cell_id_ok(const char *id);
-/* "4.7.5" from `ccache --version` (allocated; "unknown" when it cannot be read). */
-char *ccache_version(const char *ccache);
-/* Runs a build command with this process's environment; its exit status (128 + N when
- * signal N ended it), or 127. how gets "exit status S" or "killed by signal N, NAME". */
-int run_build(char **argv, struct strbuf *how);
-
-/* Directory holding shardcc and its seats (shardcc-nvcc, ...). 0 or an errno. */
-int cli_bindir(struct strbuf *out);
-
-struct toolchain {
-    char *nvcc;       /* real nvcc, absolute: the CUDACXX seat's (shardcc-nvcc) */
-    char *torch_nvcc; /* the nvcc torch would run: the PYTORCH_NVCC seat's (shardcc-nvcc-torch) */
-    char *cxx;        /* real host C++ compiler, absolute */
-    char *cc;         /* real host C compiler, absolute */
-    char *ccache;
-};
-
-/* Finds the real tools: explicit values first, then SHARDCC_REAL_*, CUDACXX / CXX / CC
- * (unless they point at a shardcc seat), PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.
- * cuda_home_first (the shadow CUDA_HOME seat) puts $CUDA_HOME/bin/nvcc, then
- * $CUDA_PATH/bin/nvcc, before CUDACXX and PATH, spelled as the caller spelled them: that is
- * the nvcc torch runs without the seat, and nvcc derives its include paths (which land in
- * the debug info) from the path it was started by. torch_nvcc is found by torch's own rule
- * (see toolchain.c); it is nvcc itself with an explicit nvcc or cuda_home_first.
- * Returns 0, or 2 with a message printed. */
-int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, const char *cc,
-                   const char *ccache, int cuda_home_first);
-/* "shardcc1-" + XXH3-128 over the toolchain's files (nvcc, cicc, ptxas, fatbinary, nvlink,
- * cudafe++, nvcc.profile, the host compiler and its cc1plus). The toolkit's files are read
- * from the directory nvcc reports as its own (_HERE_ in its -dryrun output), so an nvcc
- * that is a script exec'ing the real one (/usr/local/bin/nvcc) fingerprints the real
- * toolkit, not the script's neighbours. When torch_nvcc runs from another directory, its
- * toolkit is digested too. 0 or 4 with a message. */
-int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out);
-void toolchain_release(struct toolchain *tc);
 
 #endif

@@ -1,8 +1,8 @@
 /* shardcc compare: are two build products "the same bytes" (compare.c)? */
 #include "args.h"
-#include "classify.h"
 #include "cli.h"
 #include "compare.h"
+#include "job.h"
 
 #include <stdio.h>
 #include <string.h>

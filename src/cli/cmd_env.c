@@ -2,9 +2,10 @@
  * for one job (a shard I of N, or the link job). `eval "$(shardcc env --shard 2/4)"`
  * turns any build in that shell into shard 2 of 4. */
 #include "args.h"
-#include "classify.h"
 #include "cli.h"
+#include "job.h"
 #include "jobenv.h"
+#include "seat.h"
 
 #include <stdio.h>
 #include <stdlib.h>

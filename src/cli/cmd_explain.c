@@ -1,9 +1,9 @@
 /* shardcc explain: why the link job's misses missed. */
 #include "args.h"
 #include "artifact.h"
-#include "classify.h"
 #include "cli.h"
 #include "explain.h"
+#include "job.h"
 #include "merge.h"
 
 #include <errno.h>

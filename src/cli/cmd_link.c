@@ -4,9 +4,9 @@
  * one TU compile seen, no stub written. */
 #include "args.h"
 #include "artifact.h"
-#include "classify.h"
 #include "cli.h"
 #include "explain.h"
+#include "job.h"
 #include "jobenv.h"
 #include "jrnl.h"
 #include "merge.h"

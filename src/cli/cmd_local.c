@@ -2,8 +2,8 @@
  * build (the baseline), N shard builds each from a clean tree, then the link job; a table
  * per shard and the predicted CI makespan against the unsharded build. */
 #include "args.h"
-#include "classify.h"
 #include "cli.h"
+#include "job.h"
 #include "jobenv.h"
 #include "jrnl.h"
 #include "path.h"

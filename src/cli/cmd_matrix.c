@@ -1,8 +1,8 @@
 /* shardcc matrix: package files + a cells file -> the dispatches of shard and link jobs. */
 #include "args.h"
-#include "classify.h"
 #include "cli.h"
 #include "grid.h"
+#include "job.h"
 #include "platform.h"
 #include "strvec.h"
 

@@ -1,7 +1,7 @@
 /* shardcc merge: unions shard artifacts into a ccache directory (merge.c does the work). */
 #include "args.h"
-#include "classify.h"
 #include "cli.h"
+#include "job.h"
 #include "merge.h"
 
 #include <stdio.h>

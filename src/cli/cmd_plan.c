@@ -2,8 +2,8 @@
  * time first) or, with no timings yet, by count (--sources), and predicts the makespans. */
 #include "args.h"
 #include "artifact.h"
-#include "classify.h"
 #include "cli.h"
+#include "job.h"
 #include "journal.h"
 #include "jrnl.h"
 #include "merge.h"

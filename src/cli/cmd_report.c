@@ -2,8 +2,8 @@
  * step summary (a table per shard, the hit rate, the misses, a Mermaid Gantt chart). */
 #include "args.h"
 #include "artifact.h"
-#include "classify.h"
 #include "cli.h"
+#include "job.h"
 #include "merge.h"
 #include "plan.h"
 #include "platform.h"

@@ -4,13 +4,14 @@
 #include "args.h"
 #include "artifact.h"
 #include "ci_index.h"
-#include "classify.h"
 #include "cli.h"
+#include "job.h"
 #include "jobenv.h"
 #include "journal.h"
 #include "jrnl.h"
 #include "path.h"
 #include "platform.h"
+#include "seat.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,72 +51,6 @@ static const char usage[] =
     "compile: the build bypassed it; or the shard owned TUs but cached no result), 4 I/O.\n";
 
 #define CMD "shardcc shard"
-
-int parse_count(const char *s)
-{
-    long v = 0;
-    if (!*s)
-        return 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9' || (v = v * 10 + (*p - '0')) > 100000)
-            return 0;
-    }
-    return (int)v;
-}
-
-int cell_id_ok(const char *id)
-{
-    size_t n = strlen(id);
-    if (n == 0 || n > 200 || id[0] == '.' || id[0] == '-')
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = id[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == '+' || c == '-'))
-            return 0;
-    }
-    return 1;
-}
-
-char *ccache_version(const char *ccache)
-{
-    struct strbuf out = STRBUF_INIT;
-    char *argv[] = {(char *)ccache, "--version", NULL};
-    int st = plat_run_capture(argv, &out);
-    const char *p = strstr(sb_str(&out), "version ");
-    char *v = NULL;
-    if (st == 0 && p) {
-        p += 8;
-        size_t n = strcspn(p, " \n\r");
-        v = xstrndup(p, n);
-    }
-    sb_release(&out);
-    return v ? v : xstrdup("unknown");
-}
-
-int run_build(char **argv, struct strbuf *how)
-{
-    int st = plat_spawn_wait_path(argv);
-    if (st < 0) {
-        int e = errno;
-        report_error("shardcc", "cannot run \"%s\": %s", argv[0], strerror(e));
-        sb_addf(how, "could not start: %s", strerror(e));
-        return 127;
-    }
-    int sig = plat_last_signal(), got = plat_interrupted_by();
-    if (got && st == 0)
-        st = 128 + got; /* stopped on request: never an artifact, even if the build ended 0 */
-    if (got)
-        sb_addf(how,
-                "shardcc received signal %d, %s, and passed it on to the build, which "
-                "ended with %s %d",
-                got, strsignal(got), sig ? "signal" : "status", sig ? sig : st);
-    else if (sig)
-        sb_addf(how, "killed by signal %d, %s", sig, strsignal(sig));
-    else
-        sb_addf(how, "exit status %d", st);
-    return st;
-}
 
 static size_t count_results(const struct cache_entry *e, size_t n)
 {

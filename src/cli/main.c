@@ -1,7 +1,7 @@
 /* shardcc: the command-line tool (the jobs around the seat wrapper). Dispatches to one
  * cmd_<name>() per subcommand; knows the version and where its seat binaries live. */
-#include "classify.h"
 #include "cli.h"
+#include "exit_status.h"
 #include "path.h"
 #include "platform.h"
 
@@ -38,18 +38,6 @@ static void usage(FILE *f)
           "and shardcc-cc (CXX, CC), set up by `eval \"$(shardcc env ...)\"`.\n"
           "Exit status: 0 ok, 1 build failed, 2 usage/config, 3 guard failed, 4 artifact/I/O.\n",
           f);
-}
-
-int cli_bindir(struct strbuf *out)
-{
-    struct strbuf self = STRBUF_INIT;
-    int e = plat_self_exe(&self);
-    if (e)
-        return e;
-    sb_reset(out);
-    sb_add(out, self.buf, (size_t)(path_basename(self.buf) - self.buf - 1));
-    sb_release(&self);
-    return 0;
 }
 
 int main(int argc, char **argv)

@@ -3,7 +3,7 @@
  * recursively up to a depth limit, folds NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS in, and
  * respells the long depfile options ccache cannot cache. Shards and link job run this
  * same code, so their ccache keys match. */
-#include "classify.h"
+#include "argv.h"
 #include "path.h"
 #include "platform.h"
 #include "rsp.h"

@@ -2,6 +2,7 @@
  * shardcc-c++, shardcc-cc or, in a shadow CUDA_HOME, nvcc); reads its configuration from
  * the SHARDCC_* variables `shardcc env` sets, classifies the call, then stubs it, runs it
  * through ccache, or runs the real compiler directly; journals one record. libc only. */
+#include "argv.h"
 #include "ccache_log.h"
 #include "classify.h"
 #include "journal.h"

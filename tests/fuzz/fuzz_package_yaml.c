@@ -11,9 +11,9 @@
  *    package (sharding: 3).
  * Every refusal must say why. */
 #include "classify.h"
-#include "cli.h"
 #include "fuzz_support.h"
 #include "grid.h"
+#include "job.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,7 @@
-/* fuzz_support: the temporary directory and file helpers of the fuzz targets, and the one
- * symbol of src/cli/main.c (not linked: it holds main()) the CLI objects may need. */
+/* fuzz_support: the temporary directory and file helpers of the fuzz targets, and the
+ * invariants every classified call must hold. */
 #include "fuzz_support.h"
 #include "classify.h"
-#include "cli.h"
 #include "platform.h"
 
 #include <errno.h>
@@ -145,11 +144,4 @@ void fuzz_check_call(const struct call *c, const struct wrap_config *cfg)
         fuzz_fail("owner %d of %d shards (key \"%s\")", c->owner, cfg->count, c->key);
     if ((c->owner == cfg->shard) != (c->action == ACTION_CACHE))
         fuzz_fail("owner %d, shard %d, action %s", c->owner, cfg->shard, action_name(c->action));
-}
-
-/* main.c's cli_bindir: the seats are never run from a fuzz target. */
-int cli_bindir(struct strbuf *out)
-{
-    sb_reset(out);
-    return ENOENT;
 }

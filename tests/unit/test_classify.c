@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv.h"
 #include "classify.h"
 
 static struct wrap_config cfg(enum phase ph, int i, int n)

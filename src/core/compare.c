@@ -1,6 +1,6 @@
 /* compare: normalising and comparing build products (see compare.h). */
 #include "compare.h"
-#include "classify.h"
+#include "exit_status.h"
 #include "platform.h"
 
 #include <archive.h>

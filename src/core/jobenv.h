@@ -7,7 +7,8 @@
 #include <jansson.h>
 
 #include "args.h"
-#include "cli.h"
+#include "job.h"
+#include "toolchain.h"
 
 struct jobenv_opts {
     int shard, count;            /* 0, 0 for the link job */
@@ -45,9 +46,5 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
 /* Sets and unsets the variables in this process (for the builds it starts). */
 void jobenv_apply(const struct jobenv *env);
 void jobenv_release(struct jobenv *env);
-
-/* Prints "::error::" first under GitHub Actions, then "cmd: " and the message. */
-void report_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void report_warning(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

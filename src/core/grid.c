@@ -1,7 +1,7 @@
 /* grid: cells files, package files and the dispatch plan (see grid.h). */
 #include "grid.h"
-#include "classify.h"
-#include "cli.h"
+#include "exit_status.h"
+#include "job.h"
 #include "strvec.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* jobenv: building and applying one job's environment (see jobenv.h). */
 #include "jobenv.h"
-#include "classify.h"
+#include "exit_status.h"
 #include "path.h"
 #include "plan.h"
 #include "platform.h"
@@ -11,36 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void vreport(const char *level, const char *gh, const char *cmd, const char *fmt, va_list ap)
-{
-    const char *ga = getenv("GITHUB_ACTIONS");
-    struct strbuf m = STRBUF_INIT;
-    if (ga && strcmp(ga, "true") == 0)
-        sb_adds(&m, gh);
-    sb_addf(&m, "%s: %s", cmd, level);
-    sb_vaddf(&m, fmt, ap);
-    sb_addc(&m, '\n');
-    fflush(stdout);
-    fputs(sb_str(&m), stderr);
-    sb_release(&m);
-}
-
-void report_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport("", "::error::", cmd, fmt, ap);
-    va_end(ap);
-}
-
-void report_warning(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport("warning: ", "::warning::", cmd, fmt, ap);
-    va_end(ap);
-}
 
 int jobenv_arg(struct args *a, struct jobenv_opts *o)
 {
@@ -237,7 +207,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         return rc;
     env->fingerprint = sb_detach(&sb);
     struct strbuf bindir = STRBUF_INIT;
-    if (cli_bindir(&bindir) != 0) {
+    if (shardcc_bindir(&bindir) != 0) {
         report_error(cmd, "cannot find the directory of the shardcc binary");
         return EXIT_IO;
     }

@@ -2,7 +2,7 @@
  * fingerprint ccache gets as compiler_check=string:<fp> (DESIGN.md, "fingerprint").
  * One digest of every program that does real work, computed once per job: faster than
  * ccache's per-call "content" check and it covers cicc and ptxas, which that does not. */
-#include "cli.h"
+#include "toolchain.h"
 #include "path.h"
 #include "platform.h"
 
@@ -302,4 +302,20 @@ int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
     sb_release(&dir);
     sb_release(&tdir);
     return rc;
+}
+
+char *ccache_version(const char *ccache)
+{
+    struct strbuf out = STRBUF_INIT;
+    char *argv[] = {(char *)ccache, "--version", NULL};
+    int st = plat_run_capture(argv, &out);
+    const char *p = strstr(sb_str(&out), "version ");
+    char *v = NULL;
+    if (st == 0 && p) {
+        p += 8;
+        size_t n = strcspn(p, " \n\r");
+        v = xstrndup(p, n);
+    }
+    sb_release(&out);
+    return v ? v : xstrdup("unknown");
 }

@@ -1,8 +1,8 @@
 /* jrnl: parsing journal lines (15 tab-separated fields, escaped text) and counting. */
 #include "jrnl.h"
+#include "journal.h"
 #include "platform.h"
 #include "strbuf.h"
-#include "journal.h"
 
 #include <stdlib.h>
 #include <string.h>

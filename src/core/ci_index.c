@@ -1,7 +1,6 @@
 /* ci_index: `--shard auto`, the shard index and count from the CI engine's variables. */
 #include "ci_index.h"
-#include "classify.h"
-#include "cli.h"
+#include "exit_status.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,6 @@
 /* plan: building, checking and digesting shard plans (see plan.h). */
 #include "plan.h"
-#include "classify.h"
-#include "cli.h"
+#include "exit_status.h"
 #include "partition.h"
 #include "strvec.h"
 

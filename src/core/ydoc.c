@@ -1,7 +1,6 @@
 /* ydoc: YAML files as position-carrying trees (see ydoc.h). */
 #include "ydoc.h"
-#include "classify.h"
-#include "cli.h"
+#include "exit_status.h"
 
 #include <errno.h>
 #include <stdarg.h>

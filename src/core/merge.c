@@ -1,8 +1,7 @@
 /* merge: the checks and the union of shard artifacts (see merge.h). */
 #include "merge.h"
 #include "artifact.h"
-#include "classify.h"
-#include "cli.h"
+#include "exit_status.h"
 #include "jobenv.h"
 #include "path.h"
 #include "platform.h"

@@ -2,7 +2,7 @@
  * Owns the member-name rules and the extraction safety checks; knows nothing of cells or
  * shards (cmd_merge.c checks manifests against each other). */
 #include "artifact.h"
-#include "classify.h"
+#include "exit_status.h"
 #include "path.h"
 #include "platform.h"
 

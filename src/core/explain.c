@@ -4,8 +4,7 @@
  * already one (the link job checks it before building), so equal arguments leave the inputs:
  * a header or a generated file that differs between the two jobs. */
 #include "explain.h"
-#include "classify.h"
-#include "cli.h"
+#include "strbuf.h"
 
 #include <jansson.h>
 #include <stdlib.h>

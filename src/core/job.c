@@ -1,0 +1,104 @@
+/* job: what every job's modules share: counts and cell ids as a person writes them,
+ * messages (with GitHub Actions annotations), running the package's build, and where
+ * shardcc's own binaries are. */
+#include "job.h"
+#include "path.h"
+#include "platform.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int parse_count(const char *s)
+{
+    long v = 0;
+    if (!*s)
+        return 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || (v = v * 10 + (*p - '0')) > 100000)
+            return 0;
+    }
+    return (int)v;
+}
+
+int cell_id_ok(const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0 || n > 200 || id[0] == '.' || id[0] == '-')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '+' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+int run_build(char **argv, struct strbuf *how)
+{
+    int st = plat_spawn_wait_path(argv);
+    if (st < 0) {
+        int e = errno;
+        report_error("shardcc", "cannot run \"%s\": %s", argv[0], strerror(e));
+        sb_addf(how, "could not start: %s", strerror(e));
+        return 127;
+    }
+    int sig = plat_last_signal(), got = plat_interrupted_by();
+    if (got && st == 0)
+        st = 128 + got; /* stopped on request: never an artifact, even if the build ended 0 */
+    if (got)
+        sb_addf(how,
+                "shardcc received signal %d, %s, and passed it on to the build, which "
+                "ended with %s %d",
+                got, strsignal(got), sig ? "signal" : "status", sig ? sig : st);
+    else if (sig)
+        sb_addf(how, "killed by signal %d, %s", sig, strsignal(sig));
+    else
+        sb_addf(how, "exit status %d", st);
+    return st;
+}
+
+int shardcc_bindir(struct strbuf *out)
+{
+    struct strbuf self = STRBUF_INIT;
+    int e = plat_self_exe(&self);
+    if (e)
+        return e;
+    sb_reset(out);
+    sb_add(out, self.buf, (size_t)(path_basename(self.buf) - self.buf - 1));
+    sb_release(&self);
+    return 0;
+}
+
+static void vreport(const char *level, const char *gh, const char *cmd, const char *fmt, va_list ap)
+{
+    const char *ga = getenv("GITHUB_ACTIONS");
+    struct strbuf m = STRBUF_INIT;
+    if (ga && strcmp(ga, "true") == 0)
+        sb_adds(&m, gh);
+    sb_addf(&m, "%s: %s", cmd, level);
+    sb_vaddf(&m, fmt, ap);
+    sb_addc(&m, '\n');
+    fflush(stdout);
+    fputs(sb_str(&m), stderr);
+    sb_release(&m);
+}
+
+void report_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("", "::error::", cmd, fmt, ap);
+    va_end(ap);
+}
+
+void report_warning(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("warning: ", "::warning::", cmd, fmt, ap);
+    va_end(ap);
+}

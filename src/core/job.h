@@ -1,0 +1,25 @@
+/* job: what every job's modules share: counts and cell ids as a person writes them,
+ * messages (with GitHub Actions annotations), running the package's build, and where
+ * shardcc's own binaries are. */
+#ifndef SHARDCC_JOB_H
+#define SHARDCC_JOB_H
+
+#include "exit_status.h"
+#include "strbuf.h"
+
+/* A count 1..100000 written in decimal digits only; 0 when it is anything else. */
+int parse_count(const char *s);
+/* A cell id: letters, digits, '.', '_', '+', '-', not starting with '.' or '-'. */
+int cell_id_ok(const char *id);
+/* Runs a build command with this process's environment; its exit status (128 + N when
+ * signal N ended it), or 127. how gets "exit status S" or "killed by signal N, NAME". */
+int run_build(char **argv, struct strbuf *how);
+
+/* Directory holding shardcc and its seats (shardcc-nvcc, ...). 0 or an errno. */
+int shardcc_bindir(struct strbuf *out);
+
+/* Prints "::error::" first under GitHub Actions, then "cmd: " and the message. */
+void report_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_warning(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,58 @@
+/* seat: the seat's names and option tables, the phase names and the "I/N" form. What
+ * argv expansion and classification both need; nothing here reads the environment or
+ * the file system. */
+#include "seat.h"
+#include "path.h"
+
+#include <string.h>
+
+enum seat seat_of_compiler(const char *compiler)
+{
+    const char *b = path_basename(compiler);
+    if (strstr(b, "nvcc"))
+        return SEAT_NVCC;
+    size_t n = strlen(b);
+    if (!strcmp(b, "cc") || !strcmp(b, "gcc") || !strcmp(b, "clang") ||
+        (n > 4 && !strcmp(b + n - 4, "-gcc")) || (n > 3 && !strcmp(b + n - 3, "-cc")))
+        return SEAT_CC;
+    return SEAT_CXX;
+}
+
+const char *seat_name(enum seat s)
+{
+    return s == SEAT_NVCC ? "nvcc" : s == SEAT_CXX ? "c++" : "cc";
+}
+
+const struct opt_table *seat_table(enum seat s)
+{
+    return s == SEAT_NVCC ? &nvcc_options : &gcc_options;
+}
+
+const char *phase_name(enum phase p)
+{
+    static const char *const n[] = {"off", "shard", "link"};
+    return n[p];
+}
+
+int parse_shard_spec(const char *s, int *shard, int *count)
+{
+    long v[2] = {0, 0};
+    const char *p = s;
+    for (int k = 0; k < 2; k++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        while (*p >= '0' && *p <= '9') {
+            v[k] = v[k] * 10 + (*p - '0');
+            if (v[k] > 100000)
+                return -1;
+            p++;
+        }
+        if (k == 0 && *p++ != '/')
+            return -1;
+    }
+    if (*p || v[0] < 1 || v[1] < 1 || v[0] > v[1])
+        return -1;
+    *shard = (int)v[0];
+    *count = (int)v[1];
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* seat: what one call of the seat runs under: which seat (nvcc, c++, cc) and its option
+ * table, the job's phase, and the configuration the environment gives it. Both argv
+ * expansion (argv.c) and classification (classify.c) build on this; it depends on neither. */
+#ifndef SHARDCC_SEAT_H
+#define SHARDCC_SEAT_H
+
+#include "exit_status.h"
+#include "options.h"
+
+enum seat { SEAT_NVCC, SEAT_CXX, SEAT_CC };
+enum phase { PHASE_OFF, PHASE_SHARD, PHASE_LINK };
+
+struct wrap_config {
+    enum phase phase;
+    int shard;               /* 1..count in the shard phase, else 0 */
+    int count;               /* N in the shard phase, else 0 */
+    char *root;              /* canonical absolute project root */
+    char *cwd;               /* canonical absolute working directory */
+    const char *prepend;     /* NVCC_PREPEND_FLAGS (nvcc seat), or NULL */
+    const char *append;      /* NVCC_APPEND_FLAGS (nvcc seat), or NULL */
+    const char *plan;        /* the plan's seat text (SHARDCC_PLAN's contents), or NULL */
+    const char *shadow;      /* the shadow CUDA_HOME (SHARDCC_CUDA_SHADOW), or NULL */
+    const char *shadow_real; /* what it stands for (SHARDCC_CUDA_REAL), or NULL */
+};
+
+const char *seat_name(enum seat s);
+/* The seat a compiler's name suggests (shardcc classify): nvcc, a C compiler (cc, gcc,
+ * clang, *-gcc, *-cc) or else C++. */
+enum seat seat_of_compiler(const char *compiler);
+const struct opt_table *seat_table(enum seat s);
+const char *phase_name(enum phase p);
+
+/* Parses "I/N" (1 <= I <= N <= 100000). 0 on success. */
+int parse_shard_spec(const char *s, int *shard, int *count);
+
+#endif
