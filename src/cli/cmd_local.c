@@ -21,7 +21,8 @@
 
 static const char usage[] =
     "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR] [--host-seat]\n"
-    "                     [--cuda-home-seat] [--plan FILE] [--no-baseline] -- BUILD...\n"
+    "                     [--cuda-home-seat] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
+    "                     -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline), then shards 1..N, each\n"
     "after CMD cleaned the build tree (as in a fresh CI job), then the link job, and prints\n"
@@ -40,6 +41,8 @@ static const char usage[] =
     "  --cuda-home-seat  also seat $CUDA_HOME/bin/nvcc (a shadow CUDA_HOME; see shardcc env)\n"
     "  --plan FILE     the shards follow this plan (shardcc plan); the table shows its\n"
     "                  predicted seconds per shard next to the measured ones\n"
+    "  --pin GLOB      compile the TUs whose key matches GLOB in every shard (repeatable;\n"
+    "                  see shardcc shard)\n"
     "  --no-baseline   skip the unsharded build\n"
     "\n"
     "Exit status: that of the first step that failed (1 build, 3 guard, 4 I/O), else 0.\n";
@@ -131,6 +134,8 @@ int cmd_local(int argc, char **argv)
     struct args a = {argc, argv, 1, CMD, 0};
     const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".", *plan = NULL;
     int host_seat = 0, cuda_home_seat = 0, baseline = 1;
+    struct strvec pins = STRVEC_INIT;
+    const char *pin;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -145,6 +150,10 @@ int cmd_local(int argc, char **argv)
             (args_flag(&a, "--cuda-home-seat") && (cuda_home_seat = 1)) ||
             (args_flag(&a, "--no-baseline") && !(baseline = 0)))
             continue;
+        if (args_value(&a, "--pin", &pin)) { /* checked by shardcc shard */
+            sv_push(&pins, pin);
+            continue;
+        }
         if (!a.error)
             args_unknown(&a);
     }
@@ -257,6 +266,10 @@ int cmd_local(int argc, char **argv)
         sv_push(&v, cell);
         sv_push(&v, "--artifact");
         sv_push(&v, sb_str(&arts));
+        for (size_t k = 0; k < pins.n; k++) {
+            sv_push(&v, "--pin");
+            sv_push(&v, pins.v[k]);
+        }
         push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, plan_abs, build, nbuild);
         double t0 = now_s();
         rc = run_logged(sv_argv(&v), sb_str(&log));

@@ -21,7 +21,7 @@
 static const char usage[] =
     "usage: shardcc shard --shard I/N|auto [--count N] --artifact PATH [--cell ID]\n"
     "                     [--root DIR] [--cache DIR] [--journal FILE] [--host-seat]\n"
-    "                     [--real-nvcc PATH] ... -- CMD...\n"
+    "                     [--pin GLOB]... [--real-nvcc PATH] ... -- CMD...\n"
     "\n"
     "Runs CMD (the package's ordinary build) as shard I of N: the seats compile the TUs\n"
     "shard I owns through ccache and stub the others. Then checks the shard guard and writes\n"
@@ -42,6 +42,8 @@ static const char usage[] =
     "  --root DIR       the project root (default: .)\n"
     "  --cache DIR      the ccache directory (default: a fresh ROOT/.shardcc/shard-I-of-N/cache)\n"
     "  --journal FILE   the seats' journal (default: ROOT/.shardcc/shard-I-of-N/journal.tsv)\n"
+    "  --pin GLOB       compile the TUs whose key matches GLOB in every shard (repeatable;\n"
+    "                   '*' matches '/' too): the sources of a tool the build runs\n"
     "  --host-seat, --cuda-home-seat, --relocatable, --plan, --real-nvcc, --real-cxx,\n"
     "  --real-cc, --ccache:\n"
     "                   as for shardcc env\n"
@@ -119,6 +121,8 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
                                   strcmp(r->action, "stub") ? "owned" : "stubbed", "seconds",
                                   (double)r->dur_us / 1e6, "status", r->status, "outcome",
                                   str_or_null(r->outcome), "result", str_or_null(r->result_key));
+            if (!strcmp(r->action, "pin")) /* compiled in every shard (--pin) */
+                json_object_set_new(t, "pinned", json_true());
             /* what the owner ran: shardcc explain compares the link job's with it */
             const struct strvec *av =
                 strcmp(r->action, "stub") && r->key ? jrnl_argv(j, r->key) : NULL;
@@ -152,6 +156,34 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
     return s;
+}
+
+/* After a failed build: the executables this shard wrote as placeholders, one of which the
+ * build may have run (a generator, a test), and the remedy. */
+static void hint_placeholders(const char *journal)
+{
+    struct jrnl j;
+    if (jrnl_load(journal, &j) != 0)
+        return;
+    struct strbuf names = STRBUF_INIT;
+    size_t n = 0;
+    for (size_t k = 0; k < j.n; k++) {
+        const struct jrec *r = &j.r[k];
+        if (strcmp(r->kind, "link") || strcmp(r->action, "placeholder") || !r->output)
+            continue;
+        if (n++ < 5)
+            sb_addf(&names, "%s%s", n > 1 ? ", " : "", r->output);
+    }
+    if (n)
+        report_warning(CMD,
+                       "%zu executable%s of this shard %s, linked from stub objects "
+                       "(%s%s): if the build ran one (a generator, a test), its message above "
+                       "names it; pin the sources it is built from (--pin GLOB) so that every "
+                       "shard compiles them",
+                       n, n == 1 ? "" : "s", n == 1 ? "is a placeholder" : "are placeholders",
+                       sb_str(&names), n > 5 ? ", ..." : "");
+    sb_release(&names);
+    jrnl_release(&j);
 }
 
 int cmd_shard(int argc, char **argv)
@@ -277,6 +309,7 @@ int cmd_shard(int argc, char **argv)
         report_error(CMD, "shard %d/%d: the build failed (%s); no artifact written", o.shard,
                      o.count, sb_str(&how));
         sb_release(&how);
+        hint_placeholders(env.journal);
         return EXIT_BUILD;
     }
     sb_release(&how);
@@ -354,6 +387,13 @@ int cmd_shard(int argc, char **argv)
             CMD ": shard %d/%d: %zu TUs owned (%.1f s of compiles), %zu stubbed, %zu cache "
                 "entries -> %s\n",
             o.shard, o.count, s.cached, s.cached_seconds, s.stubbed, nents, sb_str(&apath));
+    if (s.pinned || s.links)
+        fprintf(stderr,
+                CMD ": shard %d/%d: %zu pinned TUs (compiled in every shard); %zu links: %zu "
+                    "executables written as placeholders, %zu libraries linked with stub "
+                    "inputs, %zu real\n",
+                o.shard, o.count, s.pinned, s.links, s.placeholders, s.hollow,
+                s.links - s.placeholders - s.hollow - s.refused);
     cache_list_release(ents, nents);
     jrnl_release(&j);
     jobenv_release(&env);

@@ -23,6 +23,9 @@ int plat_is_self_exe(const char *path);
 int plat_file_exists(const char *path);
 /* Searches PATH for name (a name with a '/' is taken as is). 0 if found. */
 int plat_find_in_path(const char *name, struct strbuf *out);
+/* The same, passing over entries that are this program (a seat looking for the real tool
+ * of its own name). */
+int plat_find_in_path_other(const char *name, struct strbuf *out);
 
 /* Runs path with argv/envp, waits, and returns its exit status; a child killed by
  * signal S yields 128+S. Returns -1 (errno set) if it could not be started. */
@@ -34,6 +37,8 @@ char **plat_environ(void);
 /* Writes data to path through a temporary file in the same directory and a rename,
  * so readers see either the old file or the whole new one. 0 or an errno. */
 int plat_write_atomic(const char *path, const void *data, size_t len);
+/* The same, executable (mode 0777 less the umask) when executable is non-zero. */
+int plat_write_atomic_mode(const char *path, const void *data, size_t len, int executable);
 /* True when path is a regular file holding exactly these bytes. */
 int plat_same_content(const char *path, const void *data, size_t len);
 /* Sets a file's modification time to now. 0 or an errno. */
@@ -100,4 +105,12 @@ int plat_run_capture_fd(char *const argv[], int fd, struct strbuf *out);
 int plat_memfd(const char *name);
 /* Appends the whole content of fd, read from offset 0, to out: 0 or an errno value. */
 int plat_read_fd(int fd, struct strbuf *out);
+/* Which of the npats byte strings path contains, read in chunks (any size of file): *found
+ * is the first pattern's index found, or -1. Anything but a regular file holds none. 0 or
+ * an errno. */
+/* The program file of this process's parent (/proc/PPID/exe). 0 or an errno. */
+int plat_parent_exe(struct strbuf *out);
+int plat_file_find(const char *path, const char *const *pats, const size_t *lens, int npats,
+                   int *found);
+
 #endif

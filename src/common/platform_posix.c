@@ -73,7 +73,19 @@ int plat_file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+static int find_in_path(const char *name, int skip_self, struct strbuf *out);
+
 int plat_find_in_path(const char *name, struct strbuf *out)
+{
+    return find_in_path(name, 0, out);
+}
+
+int plat_find_in_path_other(const char *name, struct strbuf *out)
+{
+    return find_in_path(name, 1, out);
+}
+
+static int find_in_path(const char *name, int skip_self, struct strbuf *out)
 {
     if (strchr(name, '/')) {
         sb_reset(out);
@@ -90,7 +102,7 @@ int plat_find_in_path(const char *name, struct strbuf *out)
         sb_add(out, n ? p : ".", n ? n : 1);
         sb_addc(out, '/');
         sb_adds(out, name);
-        if (plat_is_executable(sb_str(out)))
+        if (plat_is_executable(sb_str(out)) && !(skip_self && plat_is_self_exe(sb_str(out))))
             return 0;
         if (!e)
             break;
@@ -167,9 +179,14 @@ static int write_all(int fd, const void *data, size_t len)
 
 int plat_write_atomic(const char *path, const void *data, size_t len)
 {
+    return plat_write_atomic_mode(path, data, len, 0);
+}
+
+int plat_write_atomic_mode(const char *path, const void *data, size_t len, int executable)
+{
     struct strbuf tmp = STRBUF_INIT;
     sb_addf(&tmp, "%s.shardcc-tmp.%ld", path, (long)getpid());
-    int fd = open(sb_str(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = open(sb_str(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0777 : 0666);
     if (fd < 0) {
         int e = errno;
         sb_release(&tmp);
@@ -516,4 +533,61 @@ int plat_read_fd(int fd, struct strbuf *out)
         sb_add(out, buf, (size_t)r);
         off += r;
     }
+}
+
+int plat_file_find(const char *path, const char *const *pats, const size_t *lens, int npats,
+                   int *found)
+{
+    *found = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = S_ISREG(st.st_mode) ? errno : 0; /* a directory or a FIFO holds no pattern */
+        close(fd);
+        return e;
+    }
+    size_t keep = 0;
+    for (int i = 0; i < npats; i++)
+        if (lens[i] > keep + 1)
+            keep = lens[i] - 1;
+    enum { CHUNK = 1 << 20 };
+    char *buf = xmalloc(CHUNK + keep);
+    size_t have = 0;
+    int rc = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + have, CHUNK);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = errno;
+            break;
+        }
+        have += (size_t)r;
+        for (int i = 0; i < npats && *found < 0; i++)
+            if (lens[i] && lens[i] <= have && memmem(buf, have, pats[i], lens[i]))
+                *found = i;
+        if (*found >= 0 || r == 0)
+            break;
+        /* the last keep bytes may start a pattern the next read completes */
+        size_t tail = have < keep ? have : keep;
+        memmove(buf, buf + have - tail, tail);
+        have = tail;
+    }
+    free(buf);
+    close(fd);
+    return rc;
+}
+
+int plat_parent_exe(struct strbuf *out)
+{
+    char link[64], buf[4096];
+    snprintf(link, sizeof link, "/proc/%ld/exe", (long)getppid());
+    ssize_t n = readlink(link, buf, sizeof buf - 1);
+    if (n < 0)
+        return errno;
+    sb_reset(out);
+    sb_add(out, buf, (size_t)n);
+    return 0;
 }

@@ -12,6 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* --pin GLOB: repeatable, joined with ':' into SHARDCC_PIN for the seat. */
+static int pin_arg(struct args *a, struct jobenv_opts *o)
+{
+    const char *glob;
+    if (!args_value(a, "--pin", &glob))
+        return 0;
+    if (!*glob || strchr(glob, ':') || strchr(glob, '\n')) {
+        fprintf(stderr,
+                "%s: --pin \"%s\": a glob of TU keys (source paths relative to the root, "
+                "'*' matching '/' too), not empty and without ':'\n",
+                a->cmd, glob);
+        a->error = 1;
+        return 0;
+    }
+    if (o->pins.len)
+        sb_addc(&o->pins, ':');
+    sb_adds(&o->pins, glob);
+    return 1;
+}
+
 int jobenv_arg(struct args *a, struct jobenv_opts *o)
 {
     return args_value(a, "--root", &o->root) || args_value(a, "--cache", &o->cache) ||
@@ -21,7 +41,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            (args_flag(a, "--host-seat") && (o->host_seat = 1)) ||
            (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1)) ||
            (args_flag(a, "--relocatable") && (o->relocatable = 1)) ||
-           args_value(a, "--plan", &o->plan);
+           args_value(a, "--plan", &o->plan) || pin_arg(a, o);
 }
 
 static void add(json_t *vars, const char *name, const char *value)
@@ -171,6 +191,61 @@ static int check_ccache_version(const char *ccache, const char *v, const char *c
     return ok ? EXIT_OK : EXIT_USAGE;
 }
 
+/* The linker seat's directory: beside the binaries in a build tree, libexec/shardcc/ld-seat
+ * in an installed one. */
+static char *find_ld_seat(const char *bindir)
+{
+    const char *tails[] = {"/ld-seat", "/../libexec/shardcc/ld-seat"};
+    struct strbuf p = STRBUF_INIT, r = STRBUF_INIT;
+    for (size_t i = 0; i < 2; i++) {
+        sb_reset(&p);
+        sb_addf(&p, "%s%s/ld", bindir, tails[i]);
+        if (plat_is_executable(sb_str(&p)) && plat_realpath(sb_str(&p), &r) == 0) {
+            sb_reset(&p);
+            sb_addf(&p, "%s%s", bindir, tails[i]);
+            sb_reset(&r);
+            plat_realpath(sb_str(&p), &r);
+            sb_release(&p);
+            return sb_detach(&r);
+        }
+    }
+    sb_release(&p);
+    sb_release(&r);
+    return NULL;
+}
+
+/* dir first in the ':'-list value of name (once: an environment eval'd twice stays the same) */
+static void add_path_first(json_t *vars, const char *name, const char *dir)
+{
+    const char *old = getenv(name);
+    struct strbuf sb = STRBUF_INIT;
+    size_t n = strlen(dir);
+    if (old && !strncmp(old, dir, n) && (old[n] == ':' || !old[n]))
+        sb_adds(&sb, old);
+    else
+        sb_addf(&sb, "%s%s%s", dir, old && *old ? ":" : "", old ? old : "");
+    add(vars, name, sb_str(&sb));
+    sb_release(&sb);
+}
+
+/* The linker seat on PATH (gcc's collect2 looks for ld there) and COMPILER_PATH (clang and
+ * gcc look there first). ccache hashes COMPILER_PATH: it is the same in every job that uses
+ * one installation of shardcc. */
+static int ld_seat_env(struct jobenv *env, const char *bindir, const char *cmd)
+{
+    env->ld_seat = find_ld_seat(bindir);
+    if (!env->ld_seat) {
+        report_error(cmd,
+                     "the linker seat is missing: neither %s/ld-seat/ld nor "
+                     "%s/../libexec/shardcc/ld-seat/ld exists (reinstall shardcc)",
+                     bindir, bindir);
+        return EXIT_IO;
+    }
+    add_path_first(env->set, "PATH", env->ld_seat);
+    add_path_first(env->set, "COMPILER_PATH", env->ld_seat);
+    return EXIT_OK;
+}
+
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
 {
     memset(env, 0, sizeof *env);
@@ -287,6 +362,21 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     }
     if (!o->plan || !o->count)
         json_array_append_new(env->unset, json_string("SHARDCC_PLAN"));
+    if (o->count && o->pins.len)
+        add(v, "SHARDCC_PIN", sb_str(&o->pins));
+    else
+        json_array_append_new(env->unset, json_string("SHARDCC_PIN"));
+    rc = ld_seat_env(env, sb_str(&bindir), cmd);
+    if (rc) {
+        sb_release(&sb);
+        sb_release(&bindir);
+        return rc;
+    }
+    /* A compiler launcher of the build's own (CMAKE_<LANG>_COMPILER_LAUNCHER=ccache) would
+     * cache a shard's stubs under keys of its own and hand them to the link job without the
+     * seat seeing the call: it passes every call through instead. The seat removes this
+     * from the environment of the ccache it runs. */
+    add(v, "CCACHE_DISABLE", "1");
     /* torch runs $CUDA_HOME/bin/nvcc where CMake runs CUDACXX or PATH's nvcc: a seat each,
      * so that each runs the nvcc its build would have run */
     sb_addf(&sb, "%s/shardcc-nvcc-torch", sb_str(&bindir));
@@ -333,7 +423,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "CUDA_PATH", env->cuda_home);
         add(v, "SHARDCC_CUDA_SHADOW", env->cuda_home);
         add(v, "SHARDCC_CUDA_REAL", env->cuda_real);
-        const char *path = getenv("PATH");
+        const char *path = json_string_value(json_object_get(v, "PATH")); /* the ld seat's */
         sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? ":" : "", path ? path : "");
         add(v, "PATH", sb_str(&sb));
         sb_reset(&sb);
@@ -391,6 +481,7 @@ void jobenv_release(struct jobenv *env)
     free(env->cuda_real);
     free(env->plan_digest);
     free(env->ccache_version);
+    free(env->ld_seat);
     toolchain_release(&env->tc);
     memset(env, 0, sizeof *env);
 }

@@ -18,6 +18,7 @@ struct jobenv_opts {
     int cuda_home_seat; /* a shadow CUDA_HOME whose bin/nvcc is the seat */
     int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
     const char *plan;   /* a plan file (shardcc plan), or NULL */
+    struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
 };
 
@@ -29,12 +30,13 @@ struct jobenv {
     char *cuda_real;      /* the real toolkit root it shadows, or NULL */
     char *plan_digest;    /* "plan1-..." when a plan was given, else NULL */
     char *ccache_version; /* "4.7.5" (checked against SHARDCC_CCACHE_MIN) */
+    char *ld_seat;        /* the directory of the linker seat's names (ld, ld.gold, ...) */
     struct toolchain tc;
 };
 
 /* Consumes one of the options every job command shares (--root, --cache, --journal,
- * --host-seat, --cuda-home-seat, --relocatable, --plan, --real-nvcc, --real-cxx, --real-cc,
- * --ccache). 1 when consumed. */
+ * --host-seat, --cuda-home-seat, --relocatable, --plan, --pin, --real-nvcc, --real-cxx,
+ * --real-cc, --ccache). 1 when consumed; a bad value sets a->error with a message. */
 int jobenv_arg(struct args *a, struct jobenv_opts *o);
 /* Fills in the job's own defaults where o has none: a fresh (emptied) cache and a journal
  * in ROOT/.shardcc/STATE/. The strings live in the two buffers. Returns an exit status. */

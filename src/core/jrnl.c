@@ -179,12 +179,18 @@ void jrnl_stats(const struct jrnl *j, struct jstats *s)
             s->infos++;
         } else if (!strcmp(r->kind, "other")) {
             s->others++;
+        } else if (!strcmp(r->kind, "link")) {
+            s->links++;
+            s->placeholders += !strcmp(r->action, "placeholder");
+            s->hollow += !strcmp(r->action, "hollow");
+            s->refused += !strcmp(r->action, "refused");
         } else if (jrec_is_tu(r)) {
             s->tu++;
             if (!strcmp(r->action, "stub")) {
                 s->stubbed++;
             } else {
                 s->cached++;
+                s->pinned += !strcmp(r->action, "pin");
                 s->cached_seconds += (double)r->dur_us / 1e6;
                 if (r->status != 0)
                     s->failed++;

@@ -11,7 +11,7 @@
 struct jrec {
     uint64_t wall_us, dur_us;
     long pid;
-    char seat[8], phase[8], kind[8], action[8];
+    char seat[8], phase[8], kind[8], action[16];
     int shard, count, status, owner;
     char *key, *output, *outcome, *result_key; /* NULL when "-" */
 };
@@ -43,7 +43,12 @@ struct jstats {
     size_t hits;    /* cached TU compiles that were cache hits */
     size_t failed;  /* cached TU compiles that exited non-zero */
     size_t probes, others, infos;
-    double cached_seconds; /* wall time of the cached TU compiles */
+    size_t pinned;               /* cached TU compiles that were pinned (every shard) */
+    size_t links;                /* the linker seat's calls */
+    size_t placeholders, hollow; /* executables written as placeholders; libraries and
+                                    relocatable objects linked with stub inputs */
+    size_t refused;              /* links the link job refused (stub inputs) */
+    double cached_seconds;       /* wall time of the cached TU compiles */
 };
 
 void jrnl_stats(const struct jrnl *j, struct jstats *s);

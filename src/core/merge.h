@@ -24,6 +24,7 @@ struct merge_result {
     char *root; /* the shards' root, NULL for --relocatable shards; free() it */
     char *plan; /* the shards' plan digest, NULL for none; free() it */
     size_t added, same, kept, differing;
+    size_t pinned_copies; /* results of pinned TUs that differ between shards (kept: shard 1's) */
 };
 
 /* The artifact files the inputs name (a directory: its *.tar.zst files, sorted), each

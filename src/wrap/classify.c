@@ -7,18 +7,20 @@
 #include "path.h"
 #include "platform.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *kind_name(enum call_kind k)
 {
-    static const char *const n[] = {"tu", "probe", "info", "other"};
+    static const char *const n[] = {"tu", "probe", "info", "other", "link"};
     return n[k];
 }
 
 const char *action_name(enum call_action a)
 {
-    static const char *const n[] = {"cache", "stub", "direct"};
+    static const char *const n[] = {"cache", "stub",   "direct",      "pin",
+                                    "link",  "hollow", "placeholder", "refused"};
     return n[a];
 }
 
@@ -72,6 +74,24 @@ static char *source_key(const struct wrap_config *cfg, const char *source)
     return key;
 }
 
+/* Whether key matches one of the ':'-separated globs of pins ('*' matches '/' too). */
+static int key_pinned(const char *pins, const char *key)
+{
+    char pat[4096];
+    for (const char *p = pins; p && *p;) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n && n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            if (fnmatch(pat, key, 0) == 0)
+                return 1;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
 /* make-quoting of a depfile target, as gcc does for -MQ and for the default target. */
 static char *make_quote(const char *s)
 {
@@ -112,7 +132,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         return rc;
 
     const struct opt_table *t = seat_table(seat);
-    int info = 0, compile = 0, nontu = 0, depgen = 0, n_sources = 0, n_linked = 0;
+    int info = 0, compile = 0, nontu = 0, depgen = 0, n_sources = 0, n_linked = 0, dlink = 0;
     const char *first_source = NULL, *probe = NULL, *depfile = NULL, *nontu_opt = NULL;
     struct strvec targets = STRVEC_INIT;
     char **a = sv_argv(&call->argv);
@@ -120,9 +140,10 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
     for (size_t i = 0; i < n; i++) {
         const char *arg = a[i];
         if (arg[0] != '-' || !arg[1]) {
-            if (is_link_input(arg))
+            if (is_link_input(arg)) {
                 n_linked++;
-            else if (n_sources++ == 0)
+                sv_push(&call->inputs, arg);
+            } else if (n_sources++ == 0)
                 first_source = arg;
             if (!probe)
                 probe = probe_path_reason(cfg, arg);
@@ -144,6 +165,10 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         }
         if (o->flags & OPT_DEPGEN)
             depgen = 1;
+        if (o->flags & OPT_DLINK)
+            dlink = 1;
+        if (!strcmp(o->name, "--shared") || !strcmp(arg, "-shared"))
+            call->shared = 1;
         if (o->flags & OPT_OUTPUT && value) {
             free(call->output);
             call->output = xstrdup(value);
@@ -185,12 +210,20 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         }
     }
 
+    if (call->kind == KIND_OTHER && seat == SEAT_NVCC && call->output && n_linked) {
+        if (dlink)
+            call->link = CALL_LINK_DEVICE;
+        else if (!compile && !nontu)
+            call->link = CALL_LINK_FULL;
+    }
+
     switch (call->kind) {
     case KIND_INFO:
     case KIND_PROBE:
         call->action = ACTION_DIRECT;
         break;
     case KIND_OTHER:
+    case KIND_LINK:
         call->action = ACTION_CACHE;
         break;
     case KIND_TU:
@@ -201,7 +234,10 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             call->dep_targets = targets;
             targets = (struct strvec)STRVEC_INIT;
         }
-        if (cfg->phase == PHASE_SHARD && cfg->count > 0) {
+        if (cfg->phase == PHASE_SHARD && cfg->count > 0 && key_pinned(cfg->pins, call->key)) {
+            call->owner = cfg->shard; /* pinned: every shard compiles it */
+            call->action = ACTION_PIN;
+        } else if (cfg->phase == PHASE_SHARD && cfg->count > 0) {
             call->owner = cfg->plan ? plan_owner(cfg->plan, call->key) : 0;
             if (call->owner > cfg->count) /* a plan.tsv edited by hand: never nobody's TU */
                 call->owner = 0;
@@ -220,6 +256,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
 void call_release(struct call *call)
 {
     sv_clear(&call->argv);
+    sv_clear(&call->inputs);
     sv_clear(&call->dep_targets);
     free(call->source);
     free(call->key);

@@ -9,8 +9,27 @@
 #include "strbuf.h"
 #include "strvec.h"
 
-enum call_kind { KIND_TU, KIND_PROBE, KIND_INFO, KIND_OTHER };
-enum call_action { ACTION_CACHE, ACTION_STUB, ACTION_DIRECT };
+/* KIND_LINK: a linker seat's call (never classified here; journaled by the seat). */
+enum call_kind { KIND_TU, KIND_PROBE, KIND_INFO, KIND_OTHER, KIND_LINK };
+/* ACTION_PIN: a pinned TU, compiled through ccache in every shard. The linker seat's:
+ * ACTION_LINK (the real link), ACTION_HOLLOW (a shared library or relocatable object linked
+ * with stub inputs, unresolved symbols allowed), ACTION_PLACEHOLDER (an executable written
+ * as a placeholder), ACTION_REFUSED (stub inputs in the link job). */
+enum call_action {
+    ACTION_CACHE,
+    ACTION_STUB,
+    ACTION_DIRECT,
+    ACTION_PIN,
+    ACTION_LINK,
+    ACTION_HOLLOW,
+    ACTION_PLACEHOLDER,
+    ACTION_REFUSED
+};
+
+/* What an nvcc call of kind other links: nothing, device code only (-dlink: a host object
+ * out), or a program or shared library (nvcc as the link driver: nvlink, then the host
+ * linker through the ld seat). */
+enum call_link { CALL_LINK_NONE, CALL_LINK_DEVICE, CALL_LINK_FULL };
 
 struct call {
     enum seat seat;
@@ -24,6 +43,9 @@ struct call {
     char *depfile;             /* the depfile the compiler would write, or NULL */
     struct strvec dep_targets; /* depfile targets, already make-quoted where needed */
     int owner;                 /* owning shard 1..N in the shard phase, else 0 */
+    enum call_link link;       /* an nvcc call that links (kind other), else CALL_LINK_NONE */
+    struct strvec inputs;      /* a linking call's object and library inputs, as written */
+    int shared;                /* a linking call's -shared */
 };
 
 const char *kind_name(enum call_kind k);

@@ -6,10 +6,12 @@
 #include "ccache_log.h"
 #include "classify.h"
 #include "journal.h"
+#include "ldseat.h"
 #include "partition.h"
 #include "path.h"
 #include "platform.h"
 #include "stub.h"
+#include "stub_elf.h"
 #include "version.h"
 
 #include <errno.h>
@@ -66,6 +68,8 @@ static int seat_from_name(const char *name, enum seat *seat, int *torch)
         *seat = SEAT_CXX;
     else if (!strcmp(name, "cc") || !strcmp(name, "gcc") || !strcmp(name, "clang"))
         *seat = SEAT_CC;
+    else if (ldseat_name(name))
+        *seat = SEAT_LD;
     else
         return -1;
     return 0;
@@ -81,17 +85,21 @@ static const char *real_var(enum seat s)
 /* The environment for a child: our variables' effects applied (NVCC_*_FLAGS removed
  * when they were folded into argv), the nesting depth raised, and the variable logvar
  * (CCACHE_LOGFILE or CCACHE_STATSLOG) pointed at logfile when one is given. */
-static char **child_env(const struct wrap *w, int drop_nvcc_flags, const char *logvar,
-                        const char *logfile)
+enum { CHILD_DROP_NVCC_FLAGS = 1, CHILD_CCACHE = 2 };
+
+static char **child_env(const struct wrap *w, int flags, const char *logvar, const char *logfile)
 {
     struct strvec env = STRVEC_INIT;
     for (char **e = plat_environ(); *e; e++) {
         if (strncmp(*e, "SHARDCC_DEPTH=", 14) == 0)
             continue;
+        /* shardcc env disables the build's own ccache launchers; the seat's ccache runs */
+        if ((flags & CHILD_CCACHE) && strncmp(*e, "CCACHE_DISABLE=", 15) == 0)
+            continue;
         if (logfile && strncmp(*e, logvar, strlen(logvar)) == 0 && (*e)[strlen(logvar)] == '=')
             continue;
-        if (drop_nvcc_flags && (strncmp(*e, "NVCC_PREPEND_FLAGS=", 19) == 0 ||
-                                strncmp(*e, "NVCC_APPEND_FLAGS=", 18) == 0))
+        if ((flags & CHILD_DROP_NVCC_FLAGS) && (strncmp(*e, "NVCC_PREPEND_FLAGS=", 19) == 0 ||
+                                                strncmp(*e, "NVCC_APPEND_FLAGS=", 18) == 0))
             continue;
         sv_push(&env, *e);
     }
@@ -183,15 +191,17 @@ static int load_config(struct wrap *w)
         return fail(w, EXIT_USAGE, "SHARDCC_CUDA_SHADOW is set but SHARDCC_CUDA_REAL is not");
     c->shadow = shadow && *shadow ? shadow : NULL;
     c->shadow_real = c->shadow ? real : NULL;
+    const char *pins = getenv("SHARDCC_PIN");
+    c->pins = pins && *pins ? pins : NULL;
     const char *j = getenv("SHARDCC_JOURNAL");
     w->journal = j && *j ? j : NULL;
     return EXIT_OK;
 }
 
-static int run_child(const struct wrap *w, const char *tool, char **argv, int drop_nvcc_flags,
+static int run_child(const struct wrap *w, const char *tool, char **argv, int flags,
                      const char *logvar, const char *logfile)
 {
-    int st = plat_spawn_wait(tool, argv, child_env(w, drop_nvcc_flags, logvar, logfile));
+    int st = plat_spawn_wait(tool, argv, child_env(w, flags, logvar, logfile));
     if (st < 0)
         return fail(w, EXIT_USAGE, "cannot run \"%s\": %s", tool, strerror(errno));
     return st;
@@ -332,12 +342,13 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
         return rc;
     if (w->seat == SEAT_NVCC)
         cover_ccbin(call);
+    int ccache_flags = CHILD_CCACHE | (w->seat == SEAT_NVCC ? CHILD_DROP_NVCC_FLAGS : 0);
     struct strvec v = STRVEC_INIT;
     sv_push(&v, sb_str(&ccache));
     sv_push(&v, w->real);
     sv_pushv(&v, call->argv.v, call->argv.n);
     if (!w->journal)
-        return run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, NULL, NULL);
+        return run_child(w, sb_str(&ccache), sv_argv(&v), ccache_flags, NULL, NULL);
     struct strbuf log = STRBUF_INIT;
     int mfd = plat_memfd("shardcc-ccache-log");
     if (mfd >= 0) {
@@ -353,10 +364,200 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
      * it): ccache's full log has it. Elsewhere only the outcome counts, and the few lines
      * of the stats log cost a cache hit less. */
     const char *logvar = w->cfg.phase == PHASE_SHARD ? "CCACHE_LOGFILE" : "CCACHE_STATSLOG";
-    int st = run_child(w, sb_str(&ccache), sv_argv(&v), w->seat == SEAT_NVCC, logvar, sb_str(&log));
+    int st = run_child(w, sb_str(&ccache), sv_argv(&v), ccache_flags, logvar, sb_str(&log));
     collect_ccache_log(logvar, mfd, sb_str(&log), outcome);
     sb_release(&log);
     return st;
+}
+
+/* A compiler launcher of the build's own between the build and the seat (CMake's
+ * CMAKE_<LANG>_COMPILER_LAUNCHER, a ccache masquerade directory): ccache passes every call
+ * on (shardcc env sets CCACHE_DISABLE=1) and is then no longer the seat's parent. One that
+ * still is, or sccache (which has no such switch), would keep a shard's stubs in a cache of
+ * its own and hand them to the link job without the seat seeing the call: refused. */
+static int check_launcher(const struct wrap *w)
+{
+    if (w->cfg.phase == PHASE_OFF)
+        return EXIT_OK;
+    struct strbuf parent = STRBUF_INIT;
+    if (plat_parent_exe(&parent) != 0)
+        return EXIT_OK; /* no /proc: nothing to tell */
+    const char *b = path_basename(sb_str(&parent));
+    int launcher = !strncmp(b, "sccache", 7) || !strcmp(b, "ccache");
+    int rc = EXIT_OK;
+    if (launcher)
+        rc = fail(w, EXIT_USAGE,
+                  "the build runs this seat through %s, a compiler launcher of its own "
+                  "(CMAKE_<LANG>_COMPILER_LAUNCHER, RULE_LAUNCH_COMPILE, a masquerade "
+                  "directory): its cache would keep this shard's stub objects and hand them "
+                  "to the link job. Remove the launcher from the build's configuration for "
+                  "sharded builds (shardcc caches every compile itself)%s",
+                  sb_str(&parent),
+                  strcmp(b, "ccache") ? ""
+                                      : "; CCACHE_DISABLE=1, which shardcc env sets, "
+                                        "was not honoured");
+    sb_release(&parent);
+    return rc;
+}
+
+/* Appends the linker seat's record to the journal, if there is one. */
+static int journal_link(const struct wrap *w, const char *hollow, const char *output,
+                        enum call_action action, int status, uint64_t t0)
+{
+    const char *j = getenv("SHARDCC_JOURNAL");
+    if (!j || !*j)
+        return status;
+    int fd = -1;
+    int e = plat_open_append(j, &fd);
+    if (!e) {
+        struct journal_rec r = {plat_wall_us(),
+                                plat_pid(),
+                                w->seat,
+                                w->cfg.phase,
+                                w->cfg.shard,
+                                w->cfg.count,
+                                KIND_LINK,
+                                action,
+                                status,
+                                plat_monotonic_us() - t0,
+                                0,
+                                hollow,
+                                output,
+                                NULL,
+                                NULL,
+                                NULL};
+        e = journal_append(fd, &r);
+        int ce = plat_close(fd);
+        if (!e)
+            e = ce;
+    }
+    if (e) {
+        fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", j, strerror(e));
+        return status == EXIT_OK ? EXIT_IO : status;
+    }
+    return status;
+}
+
+/* Writes what a shard leaves for a link it cannot make: a stub object for nvcc's device
+ * link (-dlink: the host link that reads it is a placeholder too), the marker object for a
+ * shared library (links that read it see it as hollow), a placeholder script for a
+ * program. Returns an exit status. */
+static int write_placeholder(const struct wrap *w, const char *output, int kind, const char *hollow)
+{
+    struct strbuf text = STRBUF_INIT;
+    unsigned char obj[LDSEAT_MARKER_MAX];
+    int e;
+    if (kind == 0) {
+        e = plat_write_atomic(output, obj, stub_elf_build(obj, stub_host_machine()));
+    } else if (kind == 1) {
+        e = plat_write_atomic(output, obj, ldseat_marker_object(obj));
+    } else {
+        ldseat_placeholder(output, w->cfg.shard, w->cfg.count, hollow, &text);
+        e = plat_write_atomic_mode(output, text.buf, text.len, 1);
+    }
+    sb_release(&text);
+    if (e)
+        return fail(w, EXIT_IO, "cannot write the placeholder \"%s\": %s", output, strerror(e));
+    return EXIT_OK;
+}
+
+/* nvcc as a link driver (-dlink, or linking a program or shared library) over stub
+ * inputs: nvlink cannot resolve device code that other shards compile. In a shard the
+ * output is a placeholder; in the link job it is refused. 1 when the call was handled
+ * (*status set), 0 when it links for real. */
+static int nvcc_hollow_link(const struct wrap *w, const struct call *call, uint64_t t0, int *status)
+{
+    if (call->link == CALL_LINK_NONE || w->cfg.phase == PHASE_OFF)
+        return 0;
+    int is_stub = 0;
+    const char *hollow = ldseat_first_hollow(w->cfg.cwd, &call->inputs, &is_stub);
+    if (!hollow)
+        return 0;
+    if (w->cfg.phase == PHASE_LINK) {
+        fail(w, EXIT_GUARD,
+             "the link job's link of \"%s\" reads \"%s\", %s: an output of a shard reached "
+             "the link job (a shard's build tree, or SHARDCC_SHARD, leaked into it)",
+             call->output, hollow,
+             is_stub ? "a stub object" : "linked in a shard from stub objects");
+        *status = journal_link(w, hollow, call->output, ACTION_REFUSED, EXIT_GUARD, t0);
+        return 1;
+    }
+    int kind = call->link == CALL_LINK_DEVICE ? 0 : call->shared ? 1 : 2;
+    int st = write_placeholder(w, call->output, kind, hollow);
+    *status = journal_link(w, hollow, call->output, kind == 2 ? ACTION_PLACEHOLDER : ACTION_HOLLOW,
+                           st, t0);
+    return 1;
+}
+
+/* The linker seat (ldseat.h). The real linker is the next program of the same name on
+ * PATH. Outside a shard or link job it is the real linker, unchanged. In a shard, a link
+ * with stub inputs writes a placeholder (an executable) or links with unresolved symbols
+ * allowed (a shared library, a relocatable object); in the link job, stub inputs fail. */
+static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint64_t t0)
+{
+    struct strbuf real = STRBUF_INIT;
+    if (plat_find_in_path_other(name, &real) != 0)
+        return fail(w, EXIT_USAGE, "no linker \"%s\" on PATH but this seat", name);
+    w->real = sb_detach(&real);
+    const char *phase = getenv("SHARDCC_PHASE");
+    if (phase && !strcmp(phase, "shard")) {
+        const char *spec = getenv("SHARDCC_SHARD");
+        if (!spec || parse_shard_spec(spec, &w->cfg.shard, &w->cfg.count) != 0)
+            return fail(w, EXIT_USAGE, "SHARDCC_SHARD=\"%s\" is not a shard I/N (phase shard)",
+                        spec ? spec : "");
+        w->cfg.phase = PHASE_SHARD;
+    } else if (phase && !strcmp(phase, "link")) {
+        w->cfg.phase = PHASE_LINK;
+    } else {
+        struct strvec v = STRVEC_INIT;
+        sv_push(&v, w->real);
+        sv_pushv(&v, argv, (size_t)argc);
+        plat_exec(w->real, sv_argv(&v), plat_environ());
+        return fail(w, EXIT_USAGE, "cannot run \"%s\": %s", w->real, strerror(errno));
+    }
+    struct strbuf cwd = STRBUF_INIT, err = STRBUF_INIT;
+    if (plat_getcwd(&cwd) != 0)
+        return fail(w, EXIT_IO, "cannot read the working directory: %s", strerror(errno));
+    struct link_call lc;
+    int rc = ldseat_inspect(sb_str(&cwd), argc, argv, &lc, &err);
+    if (rc)
+        return fail(w, rc, "%s", sb_str(&err));
+    struct strvec v = STRVEC_INIT;
+    sv_push(&v, w->real);
+    sv_pushv(&v, lc.argv.v, lc.argv.n);
+    if (!lc.hollow)
+        return journal_link(w, lc.hollow, lc.output, ACTION_LINK,
+                            run_child(w, w->real, sv_argv(&v), 0, NULL, NULL), t0);
+    if (w->cfg.phase == PHASE_LINK) {
+        fail(w, EXIT_GUARD,
+             "%s: the link job's link of \"%s\" reads \"%s\", %s: an output of a shard "
+             "reached the link job (a shard's build tree, or SHARDCC_SHARD, leaked into it)",
+             name, lc.output, lc.hollow,
+             lc.hollow_is_stub ? "a stub object" : "linked in a shard from stub objects");
+        return journal_link(w, lc.hollow, lc.output, ACTION_REFUSED, EXIT_GUARD, t0);
+    }
+    if (lc.mode == LINK_EXE) {
+        struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+        ldseat_placeholder(lc.output, w->cfg.shard, w->cfg.count, lc.hollow, &text);
+        path_absolute(sb_str(&cwd), lc.output, &out);
+        int e = plat_write_atomic_mode(sb_str(&out), text.buf, text.len, 1);
+        if (e)
+            rc =
+                fail(w, EXIT_IO, "cannot write the placeholder \"%s\": %s", lc.output, strerror(e));
+        return journal_link(w, lc.hollow, lc.output, ACTION_PLACEHOLDER, rc, t0);
+    }
+    unsigned char marker[LDSEAT_MARKER_MAX];
+    size_t mlen = ldseat_marker_object(marker);
+    struct strbuf mpath = STRBUF_INIT;
+    path_absolute(sb_str(&cwd), lc.output, &mpath);
+    sb_addf(&mpath, ".shardcc-marker-%ld.o", plat_pid());
+    int e = plat_write_atomic(sb_str(&mpath), marker, mlen);
+    if (e)
+        return fail(w, EXIT_IO, "cannot write \"%s\": %s", sb_str(&mpath), strerror(e));
+    ldseat_hollow_args(sb_str(&mpath), &v);
+    int st = run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
+    plat_unlink(sb_str(&mpath));
+    return journal_link(w, lc.hollow, lc.output, ACTION_HOLLOW, st, t0);
 }
 
 int main(int argc, char **argv)
@@ -368,7 +569,7 @@ int main(int argc, char **argv)
     int first = 1, torch = 0;
     if (strcmp(name, "shardcc-wrap") == 0) {
         static const char usage[] =
-            "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc COMPILER-ARGS...\n"
+            "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc|ld COMPILER-ARGS...\n"
             "       shardcc-wrap --version | --help\n";
         if (argc == 2 && strcmp(argv[1], "--version") == 0) {
             printf("shardcc-wrap %s (libc: %s)\n", SHARDCC_VERSION, SHARDCC_SEAT_LIBC);
@@ -403,6 +604,8 @@ int main(int argc, char **argv)
     w.realvar = torch ? "SHARDCC_REAL_NVCC_TORCH" : NULL;
     int nargs = argc - first;
     char **args = argv + first;
+    if (w.seat == SEAT_LD)
+        return ld_main(&w, first == 2 ? argv[1] + 7 : name, nargs, args, t0);
 
     int rc = load_config(&w);
     if (rc)
@@ -420,6 +623,9 @@ int main(int argc, char **argv)
         return run_direct(&w, nargs, args);
     }
 
+    rc = check_launcher(&w);
+    if (rc)
+        return rc;
     int journal_fd = -1;
     if (w.journal) { /* opened before the compile: fail before it, not after it */
         int e = plat_open_append(w.journal, &journal_fd);
@@ -434,6 +640,8 @@ int main(int argc, char **argv)
         return fail(&w, rc, "%s", sb_str(&err));
 
     int status;
+    if (nvcc_hollow_link(&w, &call, t0, &status))
+        return status;
     struct ccache_outcome outcome;
     memset(&outcome, 0, sizeof outcome);
     switch (call.action) {
@@ -467,8 +675,10 @@ int main(int argc, char **argv)
                                 call.output,
                                 outcome.outcome[0] ? outcome.outcome : NULL,
                                 outcome.result_key[0] ? outcome.result_key : NULL,
-                                call.kind == KIND_TU && call.action == ACTION_CACHE ? &call.argv
-                                                                                    : NULL};
+                                call.kind == KIND_TU &&
+                                        (call.action == ACTION_CACHE || call.action == ACTION_PIN)
+                                    ? &call.argv
+                                    : NULL};
         int e = journal_append(journal_fd, &r);
         int ce = plat_close(journal_fd);
         if (!e)

@@ -20,6 +20,7 @@ enum opt_flags {
     OPT_LANG = 1u << 10,     /* sets the source language (-x) */
     OPT_EQ_ONLY = 1u << 11,  /* the value is given only after '=' (gcc's -std=) */
     OPT_DEPQUOTE = 1u << 12, /* a dependency target to be make-quoted (-MQ) */
+    OPT_DLINK = 1u << 13,    /* nvcc's device link (-dlink): links, though not the host */
 };
 
 struct opt {

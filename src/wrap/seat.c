@@ -20,7 +20,8 @@ enum seat seat_of_compiler(const char *compiler)
 
 const char *seat_name(enum seat s)
 {
-    return s == SEAT_NVCC ? "nvcc" : s == SEAT_CXX ? "c++" : "cc";
+    static const char *const n[] = {"nvcc", "c++", "cc", "ld"};
+    return n[s];
 }
 
 const struct opt_table *seat_table(enum seat s)

@@ -7,7 +7,8 @@
 #include "exit_status.h"
 #include "options.h"
 
-enum seat { SEAT_NVCC, SEAT_CXX, SEAT_CC };
+/* SEAT_LD: the linker names (ldseat.h); it takes no part in classification. */
+enum seat { SEAT_NVCC, SEAT_CXX, SEAT_CC, SEAT_LD };
 enum phase { PHASE_OFF, PHASE_SHARD, PHASE_LINK };
 
 struct wrap_config {
@@ -21,6 +22,7 @@ struct wrap_config {
     const char *plan;        /* the plan's seat text (SHARDCC_PLAN's contents), or NULL */
     const char *shadow;      /* the shadow CUDA_HOME (SHARDCC_CUDA_SHADOW), or NULL */
     const char *shadow_real; /* what it stands for (SHARDCC_CUDA_REAL), or NULL */
+    const char *pins;        /* SHARDCC_PIN: ':'-separated globs of keys every shard compiles */
 };
 
 const char *seat_name(enum seat s);

@@ -11,5 +11,10 @@
 int stub_host_machine(void);
 /* Writes the object for machine into buf (at least STUB_ELF_MAX bytes); returns its size. */
 size_t stub_elf_build(unsigned char *buf, int machine);
+/* The same object with a .comment section holding comment[0..len) (NUL-terminated strings,
+ * as compilers write theirs): linkers keep .comment in what they link. Returns its size,
+ * or 0 when it would not fit in cap bytes. */
+size_t stub_elf_build_comment(unsigned char *buf, size_t cap, int machine, const char *comment,
+                              size_t len);
 
 #endif

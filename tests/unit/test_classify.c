@@ -14,7 +14,8 @@
 static struct wrap_config cfg(enum phase ph, int i, int n)
 {
     struct wrap_config c = {
-        ph, i, n, "/nonexistent-root", "/nonexistent-root/build", NULL, NULL, NULL, NULL, NULL};
+        ph,   i,    n,   "/nonexistent-root", "/nonexistent-root/build", NULL, NULL, NULL,
+        NULL, NULL, NULL};
     return c;
 }
 
@@ -153,12 +154,45 @@ static void test_plan_out_of_range(void **state)
     sb_release(&err);
 }
 
+/* A pinned key (SHARDCC_PIN's globs, '*' crossing '/') is compiled in every shard; the
+ * others keep their one owner. */
+static void test_pinned(void **state)
+{
+    (void)state;
+    char *gen[] = {"-c", "../tools/gen/main.cu", "-o", "gen.o"};
+    char *lib[] = {"-c", "../src/a.cu", "-o", "a.o"};
+    struct call c;
+    struct strbuf err = STRBUF_INIT;
+    int stubbed = 0;
+    for (int i = 1; i <= 4; i++) {
+        struct wrap_config k = cfg(PHASE_SHARD, i, 4);
+        k.pins = "nomatch/*:tools/*";
+        assert_int_equal(classify_call(SEAT_NVCC, &k, 4, gen, &c, &err), 0);
+        assert_int_equal(c.action, ACTION_PIN);
+        assert_int_equal(c.owner, i);
+        assert_string_equal(action_name(c.action), "pin");
+        call_release(&c);
+        assert_int_equal(classify_call(SEAT_NVCC, &k, 4, lib, &c, &err), 0);
+        assert_true(c.action == ACTION_CACHE || c.action == ACTION_STUB);
+        stubbed += c.action == ACTION_STUB;
+        call_release(&c);
+    }
+    assert_int_equal(stubbed, 3);
+    struct wrap_config link = cfg(PHASE_LINK, 0, 0);
+    link.pins = "tools/*";
+    assert_int_equal(classify_call(SEAT_NVCC, &link, 4, gen, &c, &err), 0);
+    assert_int_equal(c.action, ACTION_CACHE); /* the link job caches everything alike */
+    call_release(&c);
+    sb_release(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tu_owned_and_stubbed), cmocka_unit_test(test_folded_env_flags),
         cmocka_unit_test(test_default_depfile),      cmocka_unit_test(test_shard_spec),
-        cmocka_unit_test(test_shadow_rewrite),       cmocka_unit_test(test_plan_out_of_range),
+        cmocka_unit_test(test_shadow_rewrite),       cmocka_unit_test(test_pinned),
+        cmocka_unit_test(test_plan_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

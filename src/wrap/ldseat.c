@@ -1,0 +1,333 @@
+/* ldseat: reading a linker call and telling a hollow link (one with stub inputs) apart
+ * (see ldseat.h). Reads the inputs' bytes; runs nothing. */
+#include "ldseat.h"
+#include "path.h"
+#include "platform.h"
+#include "rsp.h"
+#include "stub_elf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LD_RSP_MAX_DEPTH 16
+#define LD_RSP_MAX_BYTES (64u << 20)
+
+static const char *const linker_names[] = {"ld", "ld.bfd", "ld.gold", "ld.lld", "ld.mold"};
+
+int ldseat_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof linker_names / sizeof linker_names[0]; i++)
+        if (!strcmp(name, linker_names[i]))
+            return 1;
+    return 0;
+}
+
+/* The marker text, kept in this binary one byte up from the text itself, so that shardcc's
+ * own objects never hold the marker (a shard that links shardcc would take them for
+ * hollow). */
+static const char marker_up[] = "tibsedd;!mjolfe!jo!b!tibse!gspn!tuvc!pckfdut";
+
+static size_t marker_text(char *out, size_t cap)
+{
+    size_t n = sizeof marker_up - 1;
+    if (n + 1 > cap)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (char)(marker_up[i] - 1);
+    out[n] = '\0';
+    return n;
+}
+
+size_t ldseat_marker_object(unsigned char *buf)
+{
+    char text[64];
+    size_t n = marker_text(text, sizeof text);
+    return stub_elf_build_comment(buf, LDSEAT_MARKER_MAX, stub_host_machine(), text, n + 1);
+}
+
+static int expand(const char *cwd, int argc, char *const *argv, int depth, struct strvec *out,
+                  struct strbuf *err)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        struct strbuf abs = STRBUF_INIT, text = STRBUF_INIT;
+        if (a[0] == '@' && a[1]) {
+            path_absolute(cwd, a + 1, &abs);
+            if (plat_file_exists(sb_str(&abs))) { /* ld takes a missing @file literally */
+                if (depth >= LD_RSP_MAX_DEPTH) {
+                    sb_addf(err, "linker options file \"%s\" nests deeper than %d levels", a + 1,
+                            LD_RSP_MAX_DEPTH);
+                    sb_release(&abs);
+                    return EXIT_USAGE;
+                }
+                int e = plat_read_file_max(sb_str(&abs), LD_RSP_MAX_BYTES, &text);
+                if (e) {
+                    sb_addf(err, "cannot read linker options file \"%s\": %s", a + 1,
+                            e == EFBIG ? "larger than 64 MiB" : strerror(e));
+                    sb_release(&abs);
+                    sb_release(&text);
+                    return EXIT_USAGE;
+                }
+                struct strvec args = STRVEC_INIT;
+                rsp_split(sb_str(&text), text.len, RSP_GCC, &args);
+                int rc = expand(cwd, (int)args.n, sv_argv(&args), depth + 1, out, err);
+                sv_clear(&args);
+                sb_release(&abs);
+                sb_release(&text);
+                if (rc)
+                    return rc;
+                continue;
+            }
+        }
+        sb_release(&abs);
+        sv_push(out, a);
+    }
+    return EXIT_OK;
+}
+
+/* The value of option name ("-o", "-L") in argv[*i]: the next argument, the rest of this
+ * one ("-ofoo", "-L/x"), or after '=' for the long forms given in longname. */
+static const char *value_of(char *const *v, size_t n, size_t *i, const char *name,
+                            const char *longname)
+{
+    const char *a = v[*i];
+    size_t k = strlen(name);
+    if (!strncmp(a, name, k)) {
+        if (a[k])
+            return a + k;
+        if (*i + 1 < n)
+            return v[++*i];
+        return NULL;
+    }
+    if (longname) {
+        k = strlen(longname);
+        if (!strncmp(a, longname, k) && a[k] == '=')
+            return a + k + 1;
+        if (!strcmp(a, longname) && *i + 1 < n)
+            return v[++*i];
+    }
+    return NULL;
+}
+
+/* Options whose value is the next argument and names no input. */
+static int takes_value(const char *a)
+{
+    static const char *const opts[] = {"-m",
+                                       "-z",
+                                       "-e",
+                                       "-soname",
+                                       "-h",
+                                       "-rpath",
+                                       "-rpath-link",
+                                       "-dynamic-linker",
+                                       "--dynamic-linker",
+                                       "-plugin",
+                                       "--plugin",
+                                       "-plugin-opt",
+                                       "--hash-style",
+                                       "--sysroot",
+                                       "-Map",
+                                       "--version-script",
+                                       "-T",
+                                       "--script",
+                                       "-u",
+                                       "--undefined",
+                                       "-y",
+                                       "--defsym",
+                                       "-a",
+                                       "-A",
+                                       "--build-id",
+                                       "--exclude-libs",
+                                       "-O",
+                                       "-F",
+                                       "-f",
+                                       "-G",
+                                       "-Y",
+                                       "--entry",
+                                       "--soname"};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (!strcmp(a, opts[i]))
+            return 1;
+    return 0;
+}
+
+struct finder {
+    const char *pats[2];
+    size_t lens[2];
+    unsigned char stub[STUB_ELF_MAX];
+    char marker[64];
+};
+
+/* 1 when path is (or holds) a stub, 2 when it holds the hollow marker, else 0. */
+static int hollow_kind(const struct finder *f, const char *cwd, const char *path)
+{
+    struct strbuf abs = STRBUF_INIT;
+    path_absolute(cwd, path, &abs);
+    int found = -1;
+    int e = plat_file_find(sb_str(&abs), f->pats, f->lens, 2, &found);
+    sb_release(&abs);
+    return e || found < 0 ? 0 : found + 1;
+}
+
+static void note_input(struct link_call *lc, const struct finder *f, const char *cwd,
+                       const char *path)
+{
+    if (lc->hollow)
+        return;
+    int k = hollow_kind(f, cwd, path);
+    if (k) {
+        lc->hollow = xstrdup(path);
+        lc->hollow_is_stub = k == 1;
+    }
+}
+
+/* -lNAME in the -L directories given so far and later (ld searches them all, then its
+ * own, where no project output lives): libNAME.so, then libNAME.a; -l:FILE as named. */
+static void note_library(struct link_call *lc, const struct finder *f, const char *cwd,
+                         const struct strvec *dirs, const char *name, int static_only)
+{
+    struct strbuf p = STRBUF_INIT;
+    for (size_t d = 0; d < dirs->n && !lc->hollow; d++) {
+        const char *exts[] = {".so", ".a"};
+        for (size_t k = static_only ? 1 : 0; k < 2; k++) {
+            sb_reset(&p);
+            if (name[0] == ':')
+                sb_addf(&p, "%s/%s", dirs->v[d], name + 1);
+            else
+                sb_addf(&p, "%s/lib%s%s", dirs->v[d], name, exts[k]);
+            if (plat_file_exists(sb_str(&p))) {
+                note_input(lc, f, cwd, sb_str(&p));
+                d = dirs->n - 1; /* the first found is the one ld takes */
+                break;
+            }
+            if (name[0] == ':')
+                break;
+        }
+    }
+    sb_release(&p);
+}
+
+static void finder_init(struct finder *f)
+{
+    size_t sn = stub_elf_build(f->stub, stub_host_machine());
+    size_t mn = marker_text(f->marker, sizeof f->marker);
+    f->pats[0] = (const char *)f->stub;
+    f->lens[0] = sn;
+    f->pats[1] = f->marker;
+    f->lens[1] = mn;
+}
+
+const char *ldseat_first_hollow(const char *cwd, const struct strvec *paths, int *is_stub)
+{
+    struct finder f;
+    finder_init(&f);
+    for (size_t i = 0; i < paths->n; i++) {
+        int k = hollow_kind(&f, cwd, paths->v[i]);
+        if (k) {
+            *is_stub = k == 1;
+            return paths->v[i];
+        }
+    }
+    return NULL;
+}
+
+int ldseat_inspect(const char *cwd, int argc, char *const *argv, struct link_call *lc,
+                   struct strbuf *err)
+{
+    memset(lc, 0, sizeof *lc);
+    int rc = expand(cwd, argc, argv, 0, &lc->argv, err);
+    if (rc)
+        return rc;
+    struct finder f;
+    finder_init(&f);
+
+    char **v = sv_argv(&lc->argv);
+    size_t n = lc->argv.n;
+    struct strvec dirs = STRVEC_INIT, libs = STRVEC_INIT;
+    int static_only = 0;
+    lc->mode = LINK_EXE;
+    for (size_t i = 0; i < n; i++) {
+        const char *a = v[i], *val;
+        if (a[0] != '-' || !a[1]) {
+            note_input(lc, &f, cwd, a);
+            continue;
+        }
+        if (!strcmp(a, "-shared") || !strcmp(a, "--shared") || !strcmp(a, "-Bshareable")) {
+            lc->mode = LINK_SHARED;
+        } else if (!strcmp(a, "-r") || !strcmp(a, "-i") || !strcmp(a, "--relocatable")) {
+            lc->mode = LINK_RELOC;
+        } else if (!strcmp(a, "-Bstatic") || !strcmp(a, "-static") || !strcmp(a, "-dn") ||
+                   !strcmp(a, "-non_shared")) {
+            static_only = 1;
+        } else if (!strcmp(a, "-Bdynamic") || !strcmp(a, "-dy") || !strcmp(a, "-call_shared")) {
+            static_only = 0;
+        } else if ((val = value_of(v, n, &i, "-o", "--output")) != NULL) {
+            free(lc->output);
+            lc->output = xstrdup(val);
+        } else if ((val = value_of(v, n, &i, "-L", "--library-path")) != NULL) {
+            sv_push(&dirs, val);
+        } else if ((val = value_of(v, n, &i, "-l", "--library")) != NULL) {
+            /* resolved after the loop: -L applies to every -l, wherever it stands */
+            struct strbuf t = STRBUF_INIT;
+            sb_addf(&t, "%c%s", static_only ? 's' : 'd', val);
+            sv_push_owned(&libs, sb_detach(&t));
+        } else if (takes_value(a) && i + 1 < n) {
+            i++;
+        }
+    }
+    for (size_t k = 0; k < libs.n && !lc->hollow; k++)
+        note_library(lc, &f, cwd, &dirs, libs.v[k] + 1, libs.v[k][0] == 's');
+    if (!lc->output)
+        lc->output = xstrdup("a.out");
+    sv_clear(&dirs);
+    sv_clear(&libs);
+    return EXIT_OK;
+}
+
+void link_call_release(struct link_call *lc)
+{
+    sv_clear(&lc->argv);
+    free(lc->output);
+    free(lc->hollow);
+    memset(lc, 0, sizeof *lc);
+}
+
+void ldseat_hollow_args(const char *marker_path, struct strvec *out)
+{
+    sv_push(out, marker_path);
+    sv_push(out, "--unresolved-symbols=ignore-all");
+    sv_push(out, "--allow-shlib-undefined");
+}
+
+/* s quoted for sh between single quotes */
+static void sh_quote(struct strbuf *out, const char *s)
+{
+    sb_addc(out, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            sb_adds(out, "'\\''");
+        else
+            sb_addc(out, *s);
+    }
+    sb_addc(out, '\'');
+}
+
+void ldseat_placeholder(const char *output, int shard, int count, const char *hollow,
+                        struct strbuf *out)
+{
+    struct strbuf msg = STRBUF_INIT;
+    sb_addf(&msg,
+            "shardcc: %s is a placeholder: shard %d/%d linked it from stub objects (%s is "
+            "one: other shards compile its code), so it cannot run in this shard. If the "
+            "build runs it (a code generator, a test), pin the sources it is built from so "
+            "that every shard compiles them: shardcc shard --pin 'GLOB' (repeatable; the "
+            "package file's pin: list; the action's pin input). The link job builds the real "
+            "program.",
+            path_basename(output), shard, count, path_basename(hollow));
+    sb_adds(out, "#!/bin/sh\n# shardcc placeholder: linked in a shard from stub objects\n");
+    sb_adds(out, "echo ");
+    sh_quote(out, sb_str(&msg));
+    sb_adds(out, " >&2\nexit 1\n");
+    sb_release(&msg);
+}
