@@ -14,8 +14,8 @@
 static const char usage[] =
     "usage: shardcc env [--shard I/N] [--root DIR] [--cache DIR] [--journal FILE]\n"
     "                   [--format sh|json] [--host-seat] [--cuda-home-seat] [--real-nvcc PATH]\n"
-    "                   [--relocatable] [--plan FILE] [--real-cxx PATH] [--real-cc PATH] [--ccache "
-    "PATH]\n"
+    "                   [--relocatable] [--plan FILE] [--pin GLOB]... [--real-cxx PATH]\n"
+    "                   [--real-cc PATH] [--ccache PATH]\n"
     "\n"
     "Prints the environment for one job. With --shard I/N (1 <= I <= N): a shard, whose\n"
     "seats compile the TUs shard I owns through ccache and stub the rest. Without it: the\n"
@@ -37,6 +37,10 @@ static const char usage[] =
     "                   the objects are the unsharded build's\n"
     "  --plan FILE      a shard plan (shardcc plan): with --shard, the seats give each key\n"
     "                   it names to its shard and hash the others (SHARDCC_PLAN)\n"
+    "  --pin GLOB       with --shard: the TUs whose key matches GLOB ('*' matches '/' too)\n"
+    "                   are compiled in every shard (SHARDCC_PIN; repeatable): the sources\n"
+    "                   of a tool the build runs, which a shard would otherwise link as a\n"
+    "                   placeholder\n"
     "  --relocatable    set CCACHE_BASEDIR=ROOT: jobs may run at different paths, but ccache\n"
     "                   then hands the compiler relative paths, so debug info and __FILE__\n"
     "                   differ from an unsharded build's (default: off, CCACHE_BASEDIR unset,\n"
@@ -50,8 +54,12 @@ static const char usage[] =
     "CUDACXX (shardcc-nvcc: CUDACXX's or PATH's nvcc, as CMake) [CXX CC]\n"
     "[CUDA_HOME CUDA_PATH PATH SHARDCC_CUDA_SHADOW SHARDCC_CUDA_REAL CFLAGS CXXFLAGS:\n"
     "-fdebug-prefix-map=SHADOW=REAL appended, for compilers not behind a seat]\n"
-    "CCACHE_DIR [CCACHE_BASEDIR] CCACHE_NOHASHDIR CCACHE_MAXSIZE CCACHE_SLOPPINESS\n"
-    "CCACHE_COMPILERCHECK (string:<toolchain fingerprint>).\n"
+    "[SHARDCC_PIN] PATH and COMPILER_PATH (the linker seat's directory first: ld, ld.bfd,\n"
+    "ld.gold, ld.lld and ld.mold; in a shard, a link with stub inputs writes a placeholder\n"
+    "executable or links a library with unresolved symbols allowed; in the link job it fails)\n"
+    "CCACHE_DIR SHARDCC_CCACHE_DIR [CCACHE_BASEDIR] CCACHE_NOHASHDIR CCACHE_MAXSIZE\n"
+    "CCACHE_SLOPPINESS CCACHE_COMPILERCHECK (string:<toolchain fingerprint>) CCACHE_DISABLE=1\n"
+    "(a ccache launcher of the build's own passes calls on; the seat's ccache runs).\n"
     "Exit status: 0 ok, 2 usage or configuration error, 4 I/O error.\n";
 
 static void print_sh_quoted(const char *s)

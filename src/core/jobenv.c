@@ -442,6 +442,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         }
     }
     add(v, "CCACHE_DIR", env->cache);
+    add(v, "SHARDCC_CCACHE_DIR", env->cache); /* the seat's ccache uses it, whatever a
+                                                 launcher of the build sets CCACHE_DIR to */
     /* Without CCACHE_BASEDIR the compiler sees the argv the unsharded build gives it, so
      * debug info and __FILE__ hold the same absolute paths; the price is that every job must
      * run at one root (the link job's guard checks it). With it, ccache rewrites paths under

@@ -90,11 +90,16 @@ enum { CHILD_DROP_NVCC_FLAGS = 1, CHILD_CCACHE = 2 };
 static char **child_env(const struct wrap *w, int flags, const char *logvar, const char *logfile)
 {
     struct strvec env = STRVEC_INIT;
+    const char *job_cache = getenv("SHARDCC_CCACHE_DIR");
+    if (job_cache && !*job_cache)
+        job_cache = NULL;
     for (char **e = plat_environ(); *e; e++) {
         if (strncmp(*e, "SHARDCC_DEPTH=", 14) == 0)
             continue;
-        /* shardcc env disables the build's own ccache launchers; the seat's ccache runs */
-        if ((flags & CHILD_CCACHE) && strncmp(*e, "CCACHE_DISABLE=", 15) == 0)
+        /* shardcc env disables the build's own ccache launchers; the seat's ccache runs,
+         * in the job's cache whatever directory a launcher named */
+        if ((flags & CHILD_CCACHE) && (strncmp(*e, "CCACHE_DISABLE=", 15) == 0 ||
+                                       (job_cache && strncmp(*e, "CCACHE_DIR=", 11) == 0)))
             continue;
         if (logfile && strncmp(*e, logvar, strlen(logvar)) == 0 && (*e)[strlen(logvar)] == '=')
             continue;
@@ -106,6 +111,10 @@ static char **child_env(const struct wrap *w, int flags, const char *logvar, con
     struct strbuf d = STRBUF_INIT;
     sb_addf(&d, "SHARDCC_DEPTH=%d", w->depth + 1);
     sv_push_owned(&env, sb_detach(&d));
+    if ((flags & CHILD_CCACHE) && job_cache) {
+        sb_addf(&d, "CCACHE_DIR=%s", job_cache);
+        sv_push_owned(&env, sb_detach(&d));
+    }
     if (logfile) {
         sb_addf(&d, "%s=%s", logvar, logfile);
         sv_push_owned(&env, sb_detach(&d));
