@@ -167,6 +167,29 @@ void cells_release(struct cells *c)
     memset(c, 0, sizeof *c);
 }
 
+/* `pin:` a list of globs of TU keys, each compiled in every shard (shardcc shard --pin). */
+static int get_pins(const struct ydoc *d, const struct ynode *n, struct package *p,
+                    struct strbuf *err)
+{
+    const char **v;
+    size_t count;
+    int rc = yget_string_list(d, n, "pin", &v, &count, err);
+    if (rc)
+        return rc;
+    struct strbuf joined = STRBUF_INIT;
+    for (size_t i = 0; i < count && !rc; i++) {
+        if (!*v[i] || strchr(v[i], ':') || strchr(v[i], '\n'))
+            rc = yerr(d, n->items[i], err,
+                      "key \"pin\": \"%s\" is not a glob of TU keys (not empty, no ':')", v[i]);
+        sb_addf(&joined, "%s%s", i ? ":" : "", v[i]);
+    }
+    free(v);
+    if (!rc && count)
+        p->pin = sb_detach(&joined);
+    sb_release(&joined);
+    return rc;
+}
+
 int package_load(const char *path, const char *default_name, struct package *p, struct strbuf *err)
 {
     memset(p, 0, sizeof *p);
@@ -177,8 +200,8 @@ int package_load(const char *path, const char *default_name, struct package *p, 
     const struct ydoc *d = &p->doc;
     static const char *const known[] = {"name",         "sharding",  "sharding_platforms",
                                         "min_hit_rate", "host_seat", "plan",
-                                        "platforms",    "python",    "cuda",
-                                        "torch",        NULL};
+                                        "pin",          "platforms", "python",
+                                        "cuda",         "torch",     NULL};
     if ((rc = ymap_check_keys(d, d->root, known, "package", err)))
         return rc;
     const struct ynode *n;
@@ -209,6 +232,8 @@ int package_load(const char *path, const char *default_name, struct package *p, 
         (rc = yget_bool(d, n, "host_seat", &p->host_seat, err)))
         return rc;
     if ((n = ymap_get(d->root, "plan")) && (rc = yget_string(d, n, "plan", &p->plan, err)))
+        return rc;
+    if ((n = ymap_get(d->root, "pin")) && (rc = get_pins(d, n, p, err)))
         return rc;
     if ((n = ymap_get(d->root, "platforms")) &&
         (rc = get_names(d, n, "platforms", &p->only_platforms, err)))
@@ -258,6 +283,7 @@ int package_check_against(const struct package *p, const struct cells *c, struct
 
 void package_release(struct package *p)
 {
+    free(p->pin);
     free(p->sharding_platforms.v);
     free(p->only_platforms.v);
     for (int k = 0; k < NDIMS; k++)
@@ -344,6 +370,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
         json_object_set_new(s, "artifact", json_string(sb_str(&art)));
         json_object_set_new(s, "host_seat", json_boolean(p->host_seat));
         json_object_set_new(s, "plan", str_or_null_json(p->plan));
+        json_object_set_new(s, "pin", json_string(p->pin ? p->pin : ""));
         json_array_append_new(pl->cur_shards, s);
         sb_release(&art);
     }

@@ -45,6 +45,7 @@ struct package {
     double min_hit_rate;
     int host_seat;
     const char *plan;
+    char *pin; /* the `pin:` globs joined by ':' (shardcc shard --pin), or NULL */
     struct strlist only_platforms, only[NDIMS]; /* narrowing; .at == NULL: all */
 };
 
