@@ -13,7 +13,8 @@
 
 static const char usage[] =
     "usage: shardcc env [--shard I/N] [--root DIR] [--cache DIR] [--journal FILE]\n"
-    "                   [--format sh|json] [--host-seat] [--cuda-home-seat] [--real-nvcc PATH]\n"
+    "                   [--format sh|json] [--host-seat] [--[no-]cuda-home-seat] [--real-nvcc "
+    "PATH]\n"
     "                   [--relocatable] [--plan FILE] [--pin GLOB]... [--real-cxx PATH]\n"
     "                   [--real-cc PATH] [--ccache PATH]\n"
     "\n"
@@ -27,7 +28,10 @@ static const char usage[] =
     "  --journal FILE   where the seats record each call (default: ROOT/.shardcc/journal.tsv)\n"
     "  --format F       sh (default; for eval) or json\n"
     "  --host-seat      also put shardcc-c++/shardcc-cc in CXX/CC\n"
-    "  --cuda-home-seat also seat $CUDA_HOME/bin/nvcc: CUDA_HOME, CUDA_PATH and the front of\n"
+    "  --cuda-home-seat, --no-cuda-home-seat\n"
+    "                   always, or never, seat $CUDA_HOME/bin/nvcc (default: where it is safe,\n"
+    "                   that is when the nvcc torch would run is CMake's and lives in a CUDA\n"
+    "                   toolkit of its own, not /usr): CUDA_HOME, CUDA_PATH and the front of\n"
     "                   PATH name ROOT/.shardcc/cuda-home, where bin/nvcc is the seat and every\n"
     "                   other entry links to the real toolkit (for builds that run\n"
     "                   $CUDA_HOME/bin/nvcc or nvcc from PATH: torch without ninja, older torch,\n"

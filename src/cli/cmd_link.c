@@ -41,7 +41,7 @@ static const char usage[] =
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
     "  --plan FILE            the shards' plan: refuse artifacts made with another one\n"
-    "  --root, --host-seat, --cuda-home-seat, --relocatable, --real-nvcc, --real-cxx,\n"
+    "  --root, --host-seat, --[no-]cuda-home-seat, --relocatable, --real-nvcc, --real-cxx,\n"
     "  --real-cc, --ccache:\n"
     "                   as for shardcc env\n"
     "  --allow-partial, --allow-nondeterministic: as for shardcc merge\n"

@@ -21,7 +21,7 @@
 
 static const char usage[] =
     "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR] [--host-seat]\n"
-    "                     [--cuda-home-seat] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
+    "                     [--[no-]cuda-home-seat] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
     "                     -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline), then shards 1..N, each\n"
@@ -38,7 +38,9 @@ static const char usage[] =
     "  --cell ID       the cell id (default: local)\n"
     "  --root DIR      the project root (default: .)\n"
     "  --host-seat     also shard the host C/C++ TUs (CXX/CC)\n"
-    "  --cuda-home-seat  also seat $CUDA_HOME/bin/nvcc (a shadow CUDA_HOME; see shardcc env)\n"
+    "  --cuda-home-seat, --no-cuda-home-seat\n"
+    "                  seat $CUDA_HOME/bin/nvcc (a shadow CUDA_HOME) always, or never\n"
+    "                  (default: where it is safe; see shardcc env)\n"
     "  --plan FILE     the shards follow this plan (shardcc plan); the table shows its\n"
     "                  predicted seconds per shard next to the measured ones\n"
     "  --pin GLOB      compile the TUs whose key matches GLOB in every shard (repeatable;\n"
@@ -89,7 +91,7 @@ static void push_job_tail(struct strvec *v, const char *root, int host_seat, int
     if (host_seat)
         sv_push(v, "--host-seat");
     if (cuda_home_seat)
-        sv_push(v, "--cuda-home-seat");
+        sv_push(v, cuda_home_seat > 0 ? "--cuda-home-seat" : "--no-cuda-home-seat");
     sv_push(v, "--");
     sv_pushv(v, build, (size_t)nbuild);
 }
@@ -148,6 +150,7 @@ int cmd_local(int argc, char **argv)
             args_value(&a, "--root", &root) || args_value(&a, "--plan", &plan) ||
             (args_flag(&a, "--host-seat") && (host_seat = 1)) ||
             (args_flag(&a, "--cuda-home-seat") && (cuda_home_seat = 1)) ||
+            (args_flag(&a, "--no-cuda-home-seat") && (cuda_home_seat = -1)) ||
             (args_flag(&a, "--no-baseline") && !(baseline = 0)))
             continue;
         if (args_value(&a, "--pin", &pin)) { /* checked by shardcc shard */

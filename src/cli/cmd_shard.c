@@ -44,7 +44,7 @@ static const char usage[] =
     "  --journal FILE   the seats' journal (default: ROOT/.shardcc/shard-I-of-N/journal.tsv)\n"
     "  --pin GLOB       compile the TUs whose key matches GLOB in every shard (repeatable;\n"
     "                   '*' matches '/' too): the sources of a tool the build runs\n"
-    "  --host-seat, --cuda-home-seat, --relocatable, --plan, --real-nvcc, --real-cxx,\n"
+    "  --host-seat, --[no-]cuda-home-seat, --relocatable, --plan, --real-nvcc, --real-cxx,\n"
     "  --real-cc, --ccache:\n"
     "                   as for shardcc env\n"
     "\n"

@@ -40,6 +40,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            args_value(a, "--ccache", &o->ccache) ||
            (args_flag(a, "--host-seat") && (o->host_seat = 1)) ||
            (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1)) ||
+           (args_flag(a, "--no-cuda-home-seat") && (o->cuda_home_seat = -1)) ||
            (args_flag(a, "--relocatable") && (o->relocatable = 1)) ||
            args_value(a, "--plan", &o->plan) || pin_arg(a, o);
 }
@@ -246,6 +247,32 @@ static int ld_seat_env(struct jobenv *env, const char *bindir, const char *cmd)
     return EXIT_OK;
 }
 
+/* Whether the shadow CUDA_HOME is safe by default: the nvcc torch would run
+ * ($CUDA_HOME/bin/nvcc by torch's rule) is the nvcc CMake's seat runs, and its root is a
+ * CUDA toolkit of its own (ROOT/bin/nvcc, ROOT/include/cuda_runtime.h; not /usr, whose
+ * every entry the shadow would link). Then builds that run $CUDA_HOME/bin/nvcc (torch's
+ * setuptools backend, older torch, setup.py files that overwrite PYTORCH_NVCC) reach a seat
+ * with no flag, and nothing else changes for the others. */
+static int cuda_home_auto(const struct toolchain *tc)
+{
+    if (!toolchain_same_toolkit(tc))
+        return 0;
+    const char *nvcc = tc->torch_nvcc ? tc->torch_nvcc : tc->nvcc;
+    char *bin = parent_dir(nvcc); /* ROOT/bin/ */
+    if (strlen(bin) > 1)
+        bin[strlen(bin) - 1] = '\0';
+    char *root = parent_dir(bin); /* ROOT/ */
+    struct strbuf p = STRBUF_INIT, r = STRBUF_INIT;
+    sb_addf(&p, "%sinclude/cuda_runtime.h", root);
+    int ok = !strcmp(path_basename(nvcc), "nvcc") && plat_file_exists(sb_str(&p)) &&
+             plat_realpath(root, &r) == 0 && strcmp(sb_str(&r), "/") && strcmp(sb_str(&r), "/usr");
+    free(bin);
+    free(root);
+    sb_release(&p);
+    sb_release(&r);
+    return ok;
+}
+
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
 {
     memset(env, 0, sizeof *env);
@@ -270,7 +297,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     sb_release(&cwd);
 
     int rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache,
-                            o->cuda_home_seat);
+                            o->cuda_home_seat > 0);
     if (!rc) {
         env->ccache_version = ccache_version(env->tc.ccache);
         rc = check_ccache_version(env->tc.ccache, env->ccache_version, cmd);
@@ -393,13 +420,15 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "CC", sb_str(&sb));
         sb_reset(&sb);
     }
-    if (!o->cuda_home_seat) {
+    int shadow = o->cuda_home_seat > 0 || (o->cuda_home_seat == 0 && cuda_home_auto(&env->tc));
+    if (!shadow) {
         json_array_append_new(env->unset, json_string("SHARDCC_CUDA_SHADOW"));
         json_array_append_new(env->unset, json_string("SHARDCC_CUDA_REAL"));
     }
-    if (o->cuda_home_seat) {
-        /* the toolkit root: the real nvcc is ROOT/bin/nvcc */
-        char *bin = parent_dir(env->tc.nvcc);
+    if (shadow) {
+        /* the toolkit root: the nvcc $CUDA_HOME/bin/nvcc stands for (torch's; with
+         * --cuda-home-seat, the real nvcc itself) is ROOT/bin/nvcc */
+        char *bin = parent_dir(env->tc.torch_nvcc ? env->tc.torch_nvcc : env->tc.nvcc);
         if (strlen(bin) > 1)
             bin[strlen(bin) - 1] = '\0';
         char *real_root = parent_dir(bin);

@@ -15,7 +15,9 @@ struct jobenv_opts {
     const char *root;            /* default "." */
     const char *cache, *journal; /* NULL: the job's defaults */
     int host_seat;
-    int cuda_home_seat; /* a shadow CUDA_HOME whose bin/nvcc is the seat */
+    int cuda_home_seat; /* a shadow CUDA_HOME whose bin/nvcc is the seat: 1 on
+                           (--cuda-home-seat), -1 off (--no-cuda-home-seat), 0 where it is
+                           safe (cuda_home_auto) */
     int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
     const char *plan;   /* a plan file (shardcc plan), or NULL */
     struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */

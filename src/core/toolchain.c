@@ -268,6 +268,22 @@ static int hash_toolkit(XXH3_state_t *st, const char *dir)
     return rc;
 }
 
+int toolchain_same_toolkit(const struct toolchain *tc)
+{
+    if (!tc->torch_nvcc || !strcmp(tc->torch_nvcc, tc->nvcc))
+        return 1;
+    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, ra = STRBUF_INIT, rb = STRBUF_INIT;
+    toolkit_bin(tc->nvcc, &a);
+    toolkit_bin(tc->torch_nvcc, &b);
+    int same = plat_realpath(sb_str(&a), &ra) == 0 && plat_realpath(sb_str(&b), &rb) == 0 &&
+               !strcmp(sb_str(&ra), sb_str(&rb));
+    sb_release(&a);
+    sb_release(&b);
+    sb_release(&ra);
+    sb_release(&rb);
+    return same;
+}
+
 int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
 {
     XXH3_state_t *st = XXH3_createState();

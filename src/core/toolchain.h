@@ -35,6 +35,9 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
  * toolkit is digested too. 0 or 4 with a message. */
 int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out);
 void toolchain_release(struct toolchain *tc);
+/* Whether nvcc and torch_nvcc run from one toolkit (the directories nvcc reports as its
+ * own, resolved): a script on PATH that execs the toolkit's nvcc is that toolkit. */
+int toolchain_same_toolkit(const struct toolchain *tc);
 
 /* "4.7.5" from `ccache --version` (allocated; "unknown" when it cannot be read). */
 char *ccache_version(const char *ccache);

@@ -610,6 +610,10 @@ int main(int argc, char **argv)
                 name);
         return EXIT_USAGE;
     }
+    /* a program named plain "nvcc" is the shadow CUDA_HOME's bin/nvcc: what torch runs as
+     * $CUDA_HOME/bin/nvcc, so it runs the nvcc torch would run */
+    if (first == 1 && !strcmp(name, "nvcc"))
+        torch = 1;
     w.realvar = torch ? "SHARDCC_REAL_NVCC_TORCH" : NULL;
     int nargs = argc - first;
     char **args = argv + first;

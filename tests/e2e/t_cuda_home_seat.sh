@@ -96,8 +96,9 @@ expect_eq "the torch seat runs \$CUDA_HOME/bin/nvcc" "$(inshard printenv SHARDCC
 expect_eq "the CUDACXX seat runs PATH's nvcc" "$(inshard printenv SHARDCC_REAL_NVCC)" "$T/pathbin/nvcc"
 inshard sh -c '"$PYTORCH_NVCC" "$@"' nvcc "${fl[@]}" -o torch-seat.o
 # a cache of its own: ccache's key does not hold the nvcc's spelling (compiler_check is the
-# fingerprint, the same for both), so this call would hit the torch seat's entry
-inshard sh -c 'CCACHE_DIR="$CCACHE_DIR-2" "$CUDACXX" "$@"' nvcc "${fl[@]}" -o cmake-seat.o
+# fingerprint, the same for both), so this call would hit the torch seat's entry (the seats
+# run ccache in SHARDCC_CCACHE_DIR, whatever CCACHE_DIR a launcher of the build sets)
+inshard sh -c 'SHARDCC_CCACHE_DIR="$CCACHE_DIR-2" "$CUDACXX" "$@"' nvcc "${fl[@]}" -o cmake-seat.o
 expect_eq "both compiles went through ccache" "$(journal_count .shardcc/journal.tsv tu cache 0)" "2"
 shardcc compare torch-seat.o torch-plain.o >"$T/c.out" || fail "torch seat: $(cat "$T/c.out")"
 ok "torch seat: $(cat "$T/c.out")"
