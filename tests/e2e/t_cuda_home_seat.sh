@@ -104,6 +104,11 @@ shardcc compare torch-seat.o torch-plain.o >"$T/c.out" || fail "torch seat: $(ca
 ok "torch seat: $(cat "$T/c.out")"
 shardcc compare cmake-seat.o cmake-plain.o >"$T/c.out" || fail "CUDACXX seat: $(cat "$T/c.out")"
 ok "CUDACXX seat: $(cat "$T/c.out")"
+# the shadow is the default here (torch's nvcc and PATH's run from one toolkit), and off
+# with --no-cuda-home-seat
+expect_eq "default: CUDA_HOME is the shadow" "$(inshard printenv CUDA_HOME)" "$PWD/.shardcc/cuda-home"
+expect_eq "--no-cuda-home-seat: CUDA_HOME as the caller set it" \
+    "$(bash -c 'eval "$(shardcc env --shard 1/1 --no-cuda-home-seat)" && printenv CUDA_HOME')" "$CUDA_HOME"
 tnv() { env_set SHARDCC_REAL_NVCC_TORCH env "$@" shardcc env; }
 expect_eq "a PYTORCH_NVCC naming an nvcc: torch runs it" "$(tnv PYTORCH_NVCC="$real/bin/nvcc")" "$real/bin/nvcc"
 expect_eq "CUDA_PATH when CUDA_HOME is unset" "$(tnv -u CUDA_HOME CUDA_PATH="$T/alias/cuda/")" "$T/alias/cuda/bin/nvcc"
