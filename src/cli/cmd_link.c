@@ -170,7 +170,7 @@ int cmd_link(int argc, char **argv)
     }
     fprintf(stderr, CMD ": running the build in the link phase\n");
     jobenv_apply(&env);
-    uint64_t t0 = plat_monotonic_us();
+    uint64_t t0 = plat_monotonic_us(), w0 = plat_wall_us();
     struct strbuf how = STRBUF_INIT;
     int st = run_build(build, &how);
     double wall = (double)(plat_monotonic_us() - t0) / 1e6;
@@ -201,6 +201,12 @@ int cmd_link(int argc, char **argv)
                 miss_list, json_pack("{s:s, s:s}", "key", r->key ? r->key : "?", "reason", why));
         }
     }
+    struct jtime jt;
+    jrnl_time(&j, w0, w0 + (uint64_t)(wall * 1e6), &jt);
+    struct strbuf tl = STRBUF_INIT;
+    jtime_format(&jt, &tl);
+    fprintf(stderr, CMD ": the build took %.1f s: %s (%zu links)\n", jt.wall, sb_str(&tl), s.links);
+    sb_release(&tl);
     double rate = s.tu ? (double)s.hits / (double)s.tu : 0.0;
     fprintf(stderr, "hit rate %.1f%% (%zu/%zu TUs), %zu stub%s, %d/%d shards\n", rate * 100.0,
             s.hits, s.tu, s.stubbed, s.stubbed == 1 ? "" : "s", mr.present, mr.count);
@@ -247,6 +253,9 @@ int cmd_link(int argc, char **argv)
                   "present", mr.present, "count", mr.count, "wall_seconds", wall, "hit_rate", rate,
                   "min_hit_rate", min_rate, "tus", (json_int_t)s.tu, "hits", (json_int_t)s.hits,
                   "stubs", (json_int_t)s.stubbed, "misses", miss_list, "status", rc);
+    json_object_set_new(sum, "time",
+                        json_pack("{s:f, s:f, s:f, s:f}", "configure", jt.configure, "compiles",
+                                  jt.compiles, "links", jt.links, "other", jt.other));
     char *text = json_dumps(sum, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     e = plat_write_atomic(sb_str(&sp), text, strlen(text));
     if (e)

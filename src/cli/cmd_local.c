@@ -362,6 +362,18 @@ int cmd_local(int argc, char **argv)
         else
             printf("\n");
         printf("total compile time over the shards: %.1f s\n", total_comp);
+        struct strbuf sp = STRBUF_INIT;
+        sb_addf(&sp, "%s/.shardcc/link/summary.json", sb_str(&rroot));
+        json_t *sum = link_wall > 0 ? json_load_file(sb_str(&sp), 0, NULL) : NULL;
+        struct jtime jt;
+        if (sum && jtime_of_summary(sum, &jt) == 0) {
+            struct strbuf tl = STRBUF_INIT;
+            jtime_format(&jt, &tl);
+            printf("the link job's build: %s\n", sb_str(&tl));
+            sb_release(&tl);
+        }
+        json_decref(sum);
+        sb_release(&sp);
     }
     free(wall);
     free(comp);

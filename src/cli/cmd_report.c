@@ -4,6 +4,7 @@
 #include "artifact.h"
 #include "cli.h"
 #include "job.h"
+#include "jrnl.h"
 #include "merge.h"
 #include "plan.h"
 #include "platform.h"
@@ -226,6 +227,13 @@ int cmd_report(int argc, char **argv)
             printf(md ? "- `%s` (%s)\n" : "  %s (%s)\n",
                    json_string_value(json_object_get(x, "key")),
                    json_string_value(json_object_get(x, "reason")));
+        }
+        struct jtime jt;
+        if (jtime_of_summary(sum, &jt) == 0) {
+            struct strbuf tl = STRBUF_INIT;
+            jtime_format(&jt, &tl);
+            printf("%slink job's %.1f s: %s\n", md ? "\n" : "", jt.wall, sb_str(&tl));
+            sb_release(&tl);
         }
     } else {
         printf("%sthe link job has not finished (no summary)%s\n", md ? "**" : "", md ? "**" : "");

@@ -4,6 +4,7 @@
 #include "platform.h"
 #include "strbuf.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,4 +200,101 @@ void jrnl_stats(const struct jrnl *j, struct jstats *s)
             }
         }
     }
+}
+
+struct span {
+    uint64_t a, b;
+};
+
+static int span_cmp(const void *x, const void *y)
+{
+    const struct span *p = x, *q = y;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* The length of the union of spans[0..n) within [lo, hi); sorts spans. */
+static uint64_t union_len(struct span *sp, size_t n, uint64_t lo, uint64_t hi)
+{
+    qsort(sp, n, sizeof *sp, span_cmp);
+    uint64_t total = 0, cur_a = 0, cur_b = 0;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = sp[i].a < lo ? lo : sp[i].a, b = sp[i].b > hi ? hi : sp[i].b;
+        if (b <= a)
+            continue;
+        if (open && a <= cur_b) {
+            if (b > cur_b)
+                cur_b = b;
+            continue;
+        }
+        if (open)
+            total += cur_b - cur_a;
+        cur_a = a;
+        cur_b = b;
+        open = 1;
+    }
+    return total + (open ? cur_b - cur_a : 0);
+}
+
+void jrnl_time(const struct jrnl *j, uint64_t start_wall_us, uint64_t end_wall_us, struct jtime *t)
+{
+    memset(t, 0, sizeof *t);
+    if (end_wall_us <= start_wall_us)
+        return;
+    t->wall = (double)(end_wall_us - start_wall_us) / 1e6;
+    struct span *tu = xmalloc((j->n + 1) * sizeof *tu), *all = xmalloc((j->n + 1) * sizeof *all);
+    size_t ntu = 0, nall = 0;
+    uint64_t first = end_wall_us, first_link = end_wall_us;
+    for (size_t i = 0; i < j->n; i++) {
+        const struct jrec *r = &j->r[i];
+        int is_tu = jrec_is_tu(r), is_link = !strcmp(r->kind, "link") || !strcmp(r->kind, "other");
+        if (!is_tu && !is_link)
+            continue;
+        struct span s = {r->wall_us > r->dur_us ? r->wall_us - r->dur_us : 0, r->wall_us};
+        all[nall++] = s;
+        if (is_tu) {
+            tu[ntu++] = s;
+            if (s.a < first)
+                first = s.a;
+        } else if (s.a < first_link) {
+            first_link = s.a;
+        }
+    }
+    /* the build proper starts with its first compile (a configure step calls the compiler
+     * too: its identification is an "other" call) */
+    if (!ntu)
+        first = first_link;
+    if (first < start_wall_us)
+        first = start_wall_us;
+    uint64_t conf = first - start_wall_us;
+    uint64_t comp = union_len(tu, ntu, first, end_wall_us);
+    uint64_t both = union_len(all, nall, first, end_wall_us);
+    t->configure = (double)conf / 1e6;
+    t->compiles = (double)comp / 1e6;
+    t->links = (double)(both - comp) / 1e6;
+    t->other = t->wall - t->configure - t->compiles - t->links;
+    if (t->other < 0)
+        t->other = 0;
+    free(tu);
+    free(all);
+}
+
+void jtime_format(const struct jtime *t, struct strbuf *out)
+{
+    sb_addf(out, "configure %.1f s, compiles %.1f s, links %.1f s, other %.1f s", t->configure,
+            t->compiles, t->links, t->other);
+}
+
+int jtime_of_summary(const struct json_t *sum, struct jtime *t)
+{
+    memset(t, 0, sizeof *t);
+    json_t *o = json_object_get(sum, "time");
+    if (!json_is_object(o))
+        return -1;
+    t->wall = json_number_value(json_object_get(sum, "wall_seconds"));
+    t->configure = json_number_value(json_object_get(o, "configure"));
+    t->compiles = json_number_value(json_object_get(o, "compiles"));
+    t->links = json_number_value(json_object_get(o, "links"));
+    t->other = json_number_value(json_object_get(o, "other"));
+    return 0;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strbuf.h"
 #include "strvec.h"
 
 struct jrec {
@@ -52,6 +53,22 @@ struct jstats {
 };
 
 void jrnl_stats(const struct jrnl *j, struct jstats *s);
+
+/* Where a build's wall time went, from its journal (each record spans its duration up to
+ * its time): configure is the start up to the first TU compile (or link, without one: the
+ * build system's own work and its compiler probes); compiles the time covered by at least one TU compile
+ * (cache hits, in the link job); links the time covered by links (the linker seat's, and
+ * nvcc's device links and other calls) and no compile; other the rest (the build system,
+ * custom commands, packaging). In seconds; they add up to the wall time. */
+struct jtime {
+    double wall, configure, compiles, links, other;
+};
+void jrnl_time(const struct jrnl *j, uint64_t start_wall_us, uint64_t end_wall_us, struct jtime *t);
+/* "configure C s, compiles H s, links L s, other O s" */
+void jtime_format(const struct jtime *t, struct strbuf *out);
+/* The "time" object of the link job's summary.json (shardcc link); 0 when it has one. */
+struct json_t;
+int jtime_of_summary(const struct json_t *sum, struct jtime *t);
 int jrec_is_tu(const struct jrec *r);
 
 #endif

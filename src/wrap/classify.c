@@ -38,7 +38,7 @@ static int is_link_input(const char *path)
 /* Paths that build systems use for compiler probes: CMake's compiler identification and
  * try_compile (CMakeFiles/<ver>/CompilerIdCUDA, CMakeFiles/CMakeScratch/TryCompile-*,
  * CMakeFiles/CMakeTmp, cmTC_* targets), meson's meson-private, autoconf's conftest. */
-static const char *probe_path_reason(const struct wrap_config *cfg, const char *arg)
+const char *probe_path_reason(const struct wrap_config *cfg, const char *arg)
 {
     struct strbuf abs = STRBUF_INIT;
     path_absolute(cfg->cwd, arg, &abs);

@@ -51,6 +51,10 @@ struct call {
 const char *kind_name(enum call_kind k);
 const char *action_name(enum call_action a);
 
+/* Why arg (a path, relative to cfg->cwd) is a build system's compiler probe (CMake's
+ * compiler identification and try_compile, meson-private, conftest), or NULL. */
+const char *probe_path_reason(const struct wrap_config *cfg, const char *arg);
+
 /* Fills call from the compiler arguments argv[0..argc) (compiler excluded). */
 int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
                   struct call *call, struct strbuf *err);

@@ -36,6 +36,7 @@ struct wrap {
     const char *journal; /* or NULL */
     int depth;
     struct strbuf plan; /* SHARDCC_PLAN's contents, in the shard phase */
+    int link_probe;     /* the linker seat's output is a build system's probe */
 };
 
 static int fail(const struct wrap *w, int code, const char *fmt, ...)
@@ -425,7 +426,7 @@ static int journal_link(const struct wrap *w, const char *hollow, const char *ou
                                 w->cfg.phase,
                                 w->cfg.shard,
                                 w->cfg.count,
-                                KIND_LINK,
+                                w->link_probe ? KIND_PROBE : KIND_LINK,
                                 action,
                                 status,
                                 plat_monotonic_us() - t0,
@@ -531,6 +532,14 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
     int rc = ldseat_inspect(sb_str(&cwd), argc, argv, &lc, &err);
     if (rc)
         return fail(w, rc, "%s", sb_str(&err));
+    /* a build system's probe (CMake's try_compile) is journaled as one */
+    const char *root = getenv("SHARDCC_ROOT");
+    struct strbuf rroot = STRBUF_INIT;
+    if (root && *root && plat_realpath(root, &rroot) == 0) {
+        w->cfg.root = sb_detach(&rroot);
+        w->cfg.cwd = xstrdup(sb_str(&cwd));
+        w->link_probe = probe_path_reason(&w->cfg, lc.output) != NULL;
+    }
     struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
     sv_pushv(&v, lc.argv.v, lc.argv.n);
