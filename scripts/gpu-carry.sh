@@ -13,6 +13,9 @@ RT=/tmp/shardcc-rt
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/rt
 cp build-gpu/shardcc build-gpu/shardcc-wrap "$(command -v ccache)" .gpu/bin/
 for s in shardcc-nvcc shardcc-nvcc-torch shardcc-c++ shardcc-cc; do ln -s shardcc-wrap .gpu/bin/$s; done
+# the linker seat's names (shardcc env finds BINDIR/ld-seat)
+mkdir .gpu/bin/ld-seat
+for l in ld ld.bfd ld.gold ld.lld ld.mold; do ln -s ../shardcc-wrap .gpu/bin/ld-seat/$l; done
 for b in shardcc ccache; do
     ldd ".gpu/bin/$b" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
         cp -L "$lib" .gpu/rt/

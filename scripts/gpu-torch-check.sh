@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 TOP=$PWD
 OUTDIR=${1:-$TOP}
 N=${SHARDCC_GPU_SHARDS:-4}
-REPORT="$OUTDIR/gpu-torch-check${SHARDCC_GPU_HOST_SEAT:+-host-seat}.txt"
+REPORT="$OUTDIR/gpu-torch-check${SHARDCC_GPU_HOST_SEAT:+-host-seat}${SHARDCC_EXAMPLE_NO_NINJA:+-setuptools}.txt"
 mkdir -p "$OUTDIR"
 exec > >(tee "$REPORT") 2>&1
 [ -d .gpu/bin ] || { echo "gpu-torch-check: .gpu/ is missing: run scripts/gpu-carry.sh first"; exit 2; }
@@ -29,9 +29,13 @@ cd "$WORK/proj"
 # each build leaves its wheel as wheel-<phase>/: plain (unsharded), shard, link
 BUILD='rm -rf build dist *.egg-info && python3 -m pip wheel . --no-build-isolation --no-deps -q -w dist &&
        rm -rf "$OUT/wheel-${SHARDCC_PHASE:-plain}" && mkdir -p "$OUT/wheel-${SHARDCC_PHASE:-plain}" &&
-       cp dist/*.whl "$OUT/wheel-${SHARDCC_PHASE:-plain}/"'
+       cp dist/*.whl "$OUT/wheel-${SHARDCC_PHASE:-plain}/" &&
+       { cp build/temp*/build.ninja "$OUT/build-${SHARDCC_PHASE:-plain}.ninja" 2>/dev/null || true; }'
 SEATS=()
 [ "${SHARDCC_GPU_HOST_SEAT:-0}" = 1 ] && SEATS+=(--host-seat)
+# more options of shardcc local (e.g. --no-cuda-home-seat), word-split
+# shellcheck disable=SC2206
+SEATS+=(${SHARDCC_GPU_OPTS:-})
 echo "== shardcc local -n $N ${SEATS[*]} (the unsharded build, $N shards, the link job)"
 OUT="$WORK" shardcc local -n "$N" "${SEATS[@]}" --clean 'rm -rf build dist *.egg-info' -- sh -c "$BUILD"
 echo "== shardcc compare: the link job's wheel against the unsharded wheel"

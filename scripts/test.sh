@@ -7,6 +7,7 @@
 #   scripts/test.sh            everything
 #   scripts/test.sh -L unit    the fast subset (any ctest arguments are passed on; the
 #                              sanitizer pass then runs only with SHARDCC_SANITIZE=1)
+#   scripts/test.sh -L corpus  the real-project suite left out of the default run
 #   SHARDCC_SANITIZE=0         skip the sanitizer pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +19,12 @@ BUILD=${SHARDCC_BUILD_DIR:-build}
 # fails here rather than quietly testing the slower glibc seat)
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDCC_SEAT_LIBC=musl >/dev/null
 cmake --build "$BUILD"
+# the labelled real-project suite (corpus) runs only when asked for: -L corpus
+NARGS=$#
+[ $# -gt 0 ] || set -- -LE corpus
 (cd "$BUILD" && ctest --output-on-failure --timeout 900 "$@")
 
-SANITIZE=${SHARDCC_SANITIZE:-$([ $# -eq 0 ] && echo 1 || echo 0)}
+SANITIZE=${SHARDCC_SANITIZE:-$([ "$NARGS" -eq 0 ] && echo 1 || echo 0)}
 [ "$SANITIZE" = 1 ] || exit 0
 echo "shardcc test: once more under AddressSanitizer and UndefinedBehaviorSanitizer"
 SAN=${SHARDCC_SAN_BUILD_DIR:-build-asan}

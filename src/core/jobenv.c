@@ -449,19 +449,29 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         free(real_root);
         real_root = NULL;
         add(v, "CUDA_HOME", env->cuda_home);
-        add(v, "CUDA_PATH", env->cuda_home);
         add(v, "SHARDCC_CUDA_SHADOW", env->cuda_home);
         add(v, "SHARDCC_CUDA_REAL", env->cuda_real);
-        const char *path = json_string_value(json_object_get(v, "PATH")); /* the ld seat's */
-        sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? ":" : "", path ? path : "");
-        add(v, "PATH", sb_str(&sb));
-        sb_reset(&sb);
+        if (o->cuda_home_seat > 0) {
+            /* asked for: also the builds that take CUDA_PATH or nvcc from PATH. By default
+             * only CUDA_HOME (torch's), so that CMake's FindCUDAToolkit (CUDA_PATH, PATH)
+             * finds the toolkit as it would without shardcc */
+            add(v, "CUDA_PATH", env->cuda_home);
+            const char *path = json_string_value(json_object_get(v, "PATH")); /* the ld seat's */
+            sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? ":" : "", path ? path : "");
+            add(v, "PATH", sb_str(&sb));
+            sb_reset(&sb);
+        }
         /* Builds pass -I$CUDA_HOME/include to the host compiler too; with -g the shadow's
          * path would land in the debug info. Map it back to the real toolkit's (GCC and
-         * clang leave -fdebug-prefix-map out of the switches they record). */
-        static const char *const flagvars[] = {"CFLAGS", "CXXFLAGS"};
-        for (size_t i = 0; i < 2; i++) {
+         * clang leave -fdebug-prefix-map out of the switches they record). CPPFLAGS, which
+         * setuptools appends to the C and C++ flags alike: a CFLAGS or CXXFLAGS of ours
+         * would replace Python's own (-O2 -g ...) in setuptools >= 75.7, so those two get
+         * the map only where the caller set them already. */
+        static const char *const flagvars[] = {"CPPFLAGS", "CFLAGS", "CXXFLAGS"};
+        for (size_t i = 0; i < 3; i++) {
             const char *old = getenv(flagvars[i]);
+            if (i > 0 && (!old || !*old))
+                continue;
             if (old && strstr(old, "-fdebug-prefix-map=") && strstr(old, env->cuda_home))
                 continue; /* already mapped: eval'd twice */
             sb_addf(&sb, "%s%s-fdebug-prefix-map=%s=%s", old ? old : "", old && *old ? " " : "",

@@ -125,14 +125,15 @@ expect_eq "same toolkit by two spellings: one fingerprint" "$(tfp CUDA_HOME="$T/
     fail "a CUDA_HOME naming another toolkit leaves the fingerprint unchanged"
 ok "a CUDA_HOME naming another toolkit changes the fingerprint"
 
-# The debug-info map names the toolkit as the caller's CUDA_HOME spells it, when that is the
-# real nvcc's toolkit (the unsharded build writes that spelling into its debug info)
+# The debug-info map (in CPPFLAGS, which setuptools appends to Python's own flags) names the
+# toolkit as the caller's CUDA_HOME spells it, when that is the real nvcc's toolkit (the
+# unsharded build writes that spelling into its debug info)
 map() { env "$@" shardcc env --cuda-home-seat --real-nvcc "$real/bin/nvcc" --format json 2>"$T/map.err" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CXXFLAGS"].split("=", 2)[2])'; }
-expect_eq "CUDA_HOME spelled as its real path" "$(map CUDA_HOME="$real" CXXFLAGS=)" "$real"
-expect_eq "CUDA_HOME spelled through a link" "$(map CUDA_HOME="$T/alias/cuda/" CXXFLAGS=)" "$T/alias/cuda"
-expect_eq "no CUDA_HOME: the real nvcc's root" "$(map -u CUDA_HOME -u CUDA_PATH CXXFLAGS=)" "$real"
-expect_eq "CUDA_HOME of another toolkit: the real nvcc's root" "$(map CUDA_HOME="$T" CXXFLAGS=)" "$real"
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["CPPFLAGS"].split("=", 2)[2])'; }
+expect_eq "CUDA_HOME spelled as its real path" "$(map CUDA_HOME="$real" CPPFLAGS=)" "$real"
+expect_eq "CUDA_HOME spelled through a link" "$(map CUDA_HOME="$T/alias/cuda/" CPPFLAGS=)" "$T/alias/cuda"
+expect_eq "no CUDA_HOME: the real nvcc's root" "$(map -u CUDA_HOME -u CUDA_PATH CPPFLAGS=)" "$real"
+expect_eq "CUDA_HOME of another toolkit: the real nvcc's root" "$(map CUDA_HOME="$T" CPPFLAGS=)" "$real"
 grep -q "CUDA_HOME=\"$T\" is not the toolkit of the real nvcc" "$T/map.err" || fail "no warning: $(cat "$T/map.err")"
 ok "a warning names a CUDA_HOME that is not the real nvcc's toolkit"
 summary

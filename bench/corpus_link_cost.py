@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The link job's cost on the CMake corpus fixture (tests/corpus/cmake: 13 executables, RDC,
+a -fatbin and a PTX step, a generator pinned), as a ratio to the unsharded build measured
+in the same `shardcc local` run, with where the link job's time went (configure, compiles,
+links and other nvcc calls, other). Goal (ISSUE 13): link job <= 10 % of the unsharded
+build. Run for one architecture (sm_90, as the tests build it) and for four (75;80;86;90,
+as farm packages build), since the link job's fixed part (CMake's configure, the links)
+does not grow with the architectures and the compiles do.
+
+Writes bench/results/corpus_link_cost.txt. Exit status 0 whether or not the goal is met."""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import benchlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+
+
+def local(shardcc, work, archs, n):
+    proj = os.path.join(work, "proj-" + archs.replace(";", "-"))
+    shutil.copytree(os.path.join(SRC, "tests", "corpus", "cmake"), proj)
+    build = ("cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CUDA_ARCHITECTURES=%s' "
+             ">/dev/null && cmake --build build >/dev/null" % archs)
+    p = subprocess.run([shardcc, "local", "-n", str(n), "--pin", "tools/*", "--clean", "rm -rf build",
+                        "--", "sh", "-c", build], cwd=proj, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("bench: shardcc local failed:\n" + p.stdout + p.stderr)
+    m = re.search(r"unsharded build ([\d.]+) s", p.stdout)
+    l = re.search(r"^link\s.*?([\d.]+)\s+hit rate ([\d.]+)%", p.stdout, re.M)
+    t = re.search(r"^the link job's build: (.*)$", p.stdout, re.M)
+    if not m or not l or not t:
+        sys.exit("bench: cannot read shardcc local's table:\n" + p.stdout)
+    return float(m.group(1)), float(l.group(1)), float(l.group(2)), t.group(1), p.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("-n", type=int, default=3)
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "corpus_link_cost.txt"))
+    a = ap.parse_args()
+    shardcc = os.path.join(os.path.abspath(a.build), "shardcc")
+    with benchlib.session("corpus_link_cost", a.out) as (work, say):
+        say("nvcc: %s" % benchlib.first_line(["nvcc", "--version"], last=True))
+        say("cmake: %s" % benchlib.first_line(["cmake", "--version"]))
+        say("shardcc: %s" % benchlib.first_line([shardcc, "--version"]))
+        say()
+        for archs in ("90", "75;80;86;90"):
+            base, link, rate, when, table = local(shardcc, work, archs, a.n)
+            say("tests/corpus/cmake, CMAKE_CUDA_ARCHITECTURES=%s, N=%d, --pin 'tools/*':" % (archs, a.n))
+            for line in table.strip().splitlines():
+                say("   " + line)
+            say("   link %.1f s / unsharded %.1f s = %.3f (goal <= 0.10) - %s, link hit rate %.1f%%" %
+                (link, base, link / base, "goal met" if link / base <= 0.10 else "GOAL MISSED", rate))
+            say("   the link job's build: %s" % when)
+            say()
+
+
+if __name__ == "__main__":
+    main()
