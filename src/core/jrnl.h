@@ -56,8 +56,8 @@ void jrnl_stats(const struct jrnl *j, struct jstats *s);
 
 /* Where a build's wall time went, from its journal (each record spans its duration up to
  * its time): configure is the start up to the first TU compile (or link, without one: the
- * build system's own work and its compiler probes); compiles the time covered by at least one TU compile
- * (cache hits, in the link job); links the time covered by links (the linker seat's, and
+ * build system's own work and its compiler probes); compiles the time covered by at least one TU
+ * compile (cache hits, in the link job); links the time covered by links (the linker seat's, and
  * nvcc's device links and other calls) and no compile; other the rest (the build system,
  * custom commands, packaging). In seconds; they add up to the wall time. */
 struct jtime {
