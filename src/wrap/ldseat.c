@@ -92,6 +92,8 @@ static const char *value_of(char *const *v, size_t n, size_t *i, const char *nam
                             const char *longname)
 {
     const char *a = v[*i];
+    if (!a)
+        return NULL;
     size_t k = strlen(name);
     if (!strncmp(a, name, k)) {
         if (a[k])
