@@ -27,18 +27,25 @@ expect_eq "long-form depfile" "$(cat long.d)" "long.o:"
 shardcc-nvcc -MD -c ../src/a.cu -o sub.o
 expect_eq "default depfile name" "$(cat sub.d)" "sub.o:"
 
-# real linkers accept it: a shared library (g++ and nvcc), a relocatable link, an archive
-{ g++ -shared -o libstub.so a.o; } || fail "g++ -shared links a stub"
+# real linkers accept it: a shared library (g++ and nvcc), a relocatable link, an archive,
+# an executable (outside a job: in a shard the linker seat writes a placeholder for an
+# executable that reads a stub; e2e.corpus_* checks that)
+off() { SHARDCC_PHASE=off "$@"; }
+{ off g++ -shared -o libstub.so a.o; } || fail "g++ -shared links a stub"
 ok "g++ -shared links a stub"
-{ nvcc -shared -o libstub2.so a.o; } || fail "nvcc -shared links a stub"
+{ off nvcc -shared -o libstub2.so a.o; } || fail "nvcc -shared links a stub"
 ok "nvcc -shared links a stub"
-{ ld -r -o merged.o a.o long.o; } || fail "ld -r merges stubs"
+{ off ld -r -o merged.o a.o long.o; } || fail "ld -r merges stubs"
 ok "ld -r merges stubs"
 { ar rcs libstub.a a.o; } || fail "ar archives a stub"
 ok "ar archives a stub"
 printf 'int main(void) { return 0; }\n' >main.c
-{ gcc -o app main.c a.o && ./app; } || fail "an executable links with a stub and runs"
+{ off gcc -o app main.c a.o && ./app; } || fail "an executable links with a stub and runs"
 ok "an executable links with a stub and runs"
+# in the shard: the same executable is a placeholder that names itself and the remedy
+gcc -o app2 main.c a.o
+expect_fail 1 "app2 is a placeholder: shard 1/2 linked it from stub objects" ./app2
+expect_eq "journal: the placeholder link" "$(journal_count "$SHARDCC_JOURNAL" link placeholder 0)" "1"
 
 # a stub that cannot be written: exit 4 naming the file, nothing half-written
 mkdir ro && chmod 555 ro
