@@ -253,20 +253,31 @@ static int ld_seat_env(struct jobenv *env, const char *bindir, const char *cmd)
  * every entry the shadow would link). Then builds that run $CUDA_HOME/bin/nvcc (torch's
  * setuptools backend, older torch, setup.py files that overwrite PYTORCH_NVCC) reach a seat
  * with no flag, and nothing else changes for the others. */
+/* The toolkit root the shadow stands for, without a trailing '/': the nvcc that
+ * $CUDA_HOME/bin/nvcc means (torch's; with --cuda-home-seat, the real nvcc itself) is
+ * ROOT/bin/nvcc. */
+static char *shadow_root(const struct toolchain *tc)
+{
+    char *bin = parent_dir(tc->torch_nvcc ? tc->torch_nvcc : tc->nvcc); /* ROOT/bin/ */
+    if (strlen(bin) > 1)
+        bin[strlen(bin) - 1] = '\0';
+    char *root = parent_dir(bin); /* ROOT/ */
+    if (strlen(root) > 1)
+        root[strlen(root) - 1] = '\0';
+    free(bin);
+    return root;
+}
+
 static int cuda_home_auto(const struct toolchain *tc)
 {
     if (!toolchain_same_toolkit(tc))
         return 0;
     const char *nvcc = tc->torch_nvcc ? tc->torch_nvcc : tc->nvcc;
-    char *bin = parent_dir(nvcc); /* ROOT/bin/ */
-    if (strlen(bin) > 1)
-        bin[strlen(bin) - 1] = '\0';
-    char *root = parent_dir(bin); /* ROOT/ */
+    char *root = shadow_root(tc);
     struct strbuf p = STRBUF_INIT, r = STRBUF_INIT;
-    sb_addf(&p, "%sinclude/cuda_runtime.h", root);
+    sb_addf(&p, "%s/include/cuda_runtime.h", root);
     int ok = !strcmp(path_basename(nvcc), "nvcc") && plat_file_exists(sb_str(&p)) &&
              plat_realpath(root, &r) == 0 && strcmp(sb_str(&r), "/") && strcmp(sb_str(&r), "/usr");
-    free(bin);
     free(root);
     sb_release(&p);
     sb_release(&r);
@@ -426,20 +437,12 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         json_array_append_new(env->unset, json_string("SHARDCC_CUDA_REAL"));
     }
     if (shadow) {
-        /* the toolkit root: the nvcc $CUDA_HOME/bin/nvcc stands for (torch's; with
-         * --cuda-home-seat, the real nvcc itself) is ROOT/bin/nvcc */
-        char *bin = parent_dir(env->tc.torch_nvcc ? env->tc.torch_nvcc : env->tc.nvcc);
-        if (strlen(bin) > 1)
-            bin[strlen(bin) - 1] = '\0';
-        char *real_root = parent_dir(bin);
-        if (strlen(real_root) > 1)
-            real_root[strlen(real_root) - 1] = '\0';
+        char *real_root = shadow_root(&env->tc);
         sb_addf(&sb, "%s/.shardcc/cuda-home", env->root);
         struct strbuf seat = STRBUF_INIT;
         sb_addf(&seat, "%s/shardcc-wrap", sb_str(&bindir));
         int rc2 = make_shadow_cuda_home(sb_str(&sb), real_root, sb_str(&seat), cmd);
         sb_release(&seat);
-        free(bin);
         if (rc2) {
             free(real_root);
             return rc2;

@@ -25,35 +25,37 @@ struct canon {
 
 static int expand(struct canon *c, int argc, char *const *argv, int depth, const char *from);
 
-static int expand_file(struct canon *c, const char *file, int depth, const char *from)
+int options_file_read(const char *cwd, const char *file, int depth, const char *from,
+                      enum rsp_syntax syntax, struct strvec *args, struct strbuf *err)
 {
     if (depth >= RSP_MAX_DEPTH) {
-        sb_addf(c->err, "options file \"%s\" nests deeper than %d levels (does it include itself?)",
+        sb_addf(err, "options file \"%s\" nests deeper than %d levels (does it include itself?)",
                 file, RSP_MAX_DEPTH);
         return EXIT_USAGE;
     }
     struct strbuf abs = STRBUF_INIT, text = STRBUF_INIT;
-    path_absolute(c->cwd, file, &abs);
+    path_absolute(cwd, file, &abs);
     int e = plat_read_file_max(sb_str(&abs), RSP_MAX_BYTES, &text);
-    if (e == EFBIG) {
-        sb_addf(c->err, "options file \"%s\" is larger than %u MiB", file, RSP_MAX_BYTES >> 20);
-        sb_release(&abs);
-        sb_release(&text);
-        return EXIT_USAGE;
-    }
-    if (e) {
-        sb_addf(c->err, "cannot read options file \"%s\"%s%s: %s", file, from ? " named in " : "",
+    if (e == EFBIG)
+        sb_addf(err, "options file \"%s\" is larger than %u MiB", file, RSP_MAX_BYTES >> 20);
+    else if (e)
+        sb_addf(err, "cannot read options file \"%s\"%s%s: %s", file, from ? " named in " : "",
                 from ? from : "", strerror(e));
-        sb_release(&abs);
-        sb_release(&text);
-        return EXIT_USAGE;
-    }
-    struct strvec args = STRVEC_INIT;
-    rsp_split(sb_str(&text), text.len, c->seat == SEAT_NVCC ? RSP_NVCC : RSP_GCC, &args);
-    int rc = expand(c, (int)args.n, sv_argv(&args), depth + 1, file);
-    sv_clear(&args);
+    else
+        rsp_split(sb_str(&text), text.len, syntax, args);
     sb_release(&abs);
     sb_release(&text);
+    return e ? EXIT_USAGE : EXIT_OK;
+}
+
+static int expand_file(struct canon *c, const char *file, int depth, const char *from)
+{
+    struct strvec args = STRVEC_INIT;
+    int rc = options_file_read(c->cwd, file, depth, from, c->seat == SEAT_NVCC ? RSP_NVCC : RSP_GCC,
+                               &args, c->err);
+    if (!rc)
+        rc = expand(c, (int)args.n, sv_argv(&args), depth + 1, file);
+    sv_clear(&args);
     return rc;
 }
 

@@ -4,6 +4,7 @@
 #ifndef SHARDCC_ARGV_H
 #define SHARDCC_ARGV_H
 
+#include "rsp.h"
 #include "seat.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -12,6 +13,13 @@
  * message in err (e.g. a missing options file). */
 int canon_argv(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
                struct strvec *out, struct strbuf *err);
+
+/* Reads the options file file (relative to cwd; from: the file that named it, or NULL) at
+ * nesting depth depth and splits it into args by syntax. EXIT_OK, or EXIT_USAGE with a
+ * message (too deep, larger than 64 MiB, unreadable). Used by canon_argv and the linker
+ * seat's @file expansion. */
+int options_file_read(const char *cwd, const char *file, int depth, const char *from,
+                      enum rsp_syntax syntax, struct strvec *args, struct strbuf *err);
 
 /* arg with the shadow CUDA_HOME (cfg->shadow, where it is followed by '/', ':', ',' or the
  * end) replaced by the toolkit path it stands for, in a new string; NULL when arg does not

@@ -1,17 +1,14 @@
 /* ldseat: reading a linker call and telling a hollow link (one with stub inputs) apart
  * (see ldseat.h). Reads the inputs' bytes; runs nothing. */
 #include "ldseat.h"
+#include "argv.h"
 #include "path.h"
 #include "platform.h"
 #include "rsp.h"
 #include "stub_elf.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define LD_RSP_MAX_DEPTH 16
-#define LD_RSP_MAX_BYTES (64u << 20)
 
 static const char *const linker_names[] = {"ld", "ld.bfd", "ld.gold", "ld.lld", "ld.mold"};
 
@@ -46,42 +43,29 @@ size_t ldseat_marker_object(unsigned char *buf)
     return stub_elf_build_comment(buf, LDSEAT_MARKER_MAX, stub_host_machine(), text, n + 1);
 }
 
-static int expand(const char *cwd, int argc, char *const *argv, int depth, struct strvec *out,
-                  struct strbuf *err)
+static int expand(const char *cwd, int argc, char *const *argv, int depth, const char *from,
+                  struct strvec *out, struct strbuf *err)
 {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        struct strbuf abs = STRBUF_INIT, text = STRBUF_INIT;
-        if (a[0] == '@' && a[1]) {
+        struct strbuf abs = STRBUF_INIT;
+        int is_file = 0;
+        if (a[0] == '@' && a[1]) { /* ld takes a missing @file literally */
             path_absolute(cwd, a + 1, &abs);
-            if (plat_file_exists(sb_str(&abs))) { /* ld takes a missing @file literally */
-                if (depth >= LD_RSP_MAX_DEPTH) {
-                    sb_addf(err, "linker options file \"%s\" nests deeper than %d levels", a + 1,
-                            LD_RSP_MAX_DEPTH);
-                    sb_release(&abs);
-                    return EXIT_USAGE;
-                }
-                int e = plat_read_file_max(sb_str(&abs), LD_RSP_MAX_BYTES, &text);
-                if (e) {
-                    sb_addf(err, "cannot read linker options file \"%s\": %s", a + 1,
-                            e == EFBIG ? "larger than 64 MiB" : strerror(e));
-                    sb_release(&abs);
-                    sb_release(&text);
-                    return EXIT_USAGE;
-                }
-                struct strvec args = STRVEC_INIT;
-                rsp_split(sb_str(&text), text.len, RSP_GCC, &args);
-                int rc = expand(cwd, (int)args.n, sv_argv(&args), depth + 1, out, err);
-                sv_clear(&args);
-                sb_release(&abs);
-                sb_release(&text);
-                if (rc)
-                    return rc;
-                continue;
-            }
+            is_file = plat_file_exists(sb_str(&abs));
+            sb_release(&abs);
         }
-        sb_release(&abs);
-        sv_push(out, a);
+        if (!is_file) {
+            sv_push(out, a);
+            continue;
+        }
+        struct strvec args = STRVEC_INIT;
+        int rc = options_file_read(cwd, a + 1, depth, from, RSP_GCC, &args, err);
+        if (!rc)
+            rc = expand(cwd, (int)args.n, sv_argv(&args), depth + 1, a + 1, out, err);
+        sv_clear(&args);
+        if (rc)
+            return rc;
     }
     return EXIT_OK;
 }
@@ -185,28 +169,26 @@ static void note_input(struct link_call *lc, const struct finder *f, const char 
 }
 
 /* -lNAME in the -L directories given so far and later (ld searches them all, then its
- * own, where no project output lives): libNAME.so, then libNAME.a; -l:FILE as named. */
+ * own, where no project output lives): the first of libNAME.so (unless static_only) and
+ * libNAME.a, directory by directory; -l:FILE as named. */
 static void note_library(struct link_call *lc, const struct finder *f, const char *cwd,
                          const struct strvec *dirs, const char *name, int static_only)
 {
     struct strbuf p = STRBUF_INIT;
-    for (size_t d = 0; d < dirs->n && !lc->hollow; d++) {
+    int found = 0;
+    for (size_t d = 0; d < dirs->n && !found; d++) {
         const char *exts[] = {".so", ".a"};
-        for (size_t k = static_only ? 1 : 0; k < 2; k++) {
+        for (size_t k = static_only ? 1 : 0; k < 2 && !found; k++) {
             sb_reset(&p);
             if (name[0] == ':')
                 sb_addf(&p, "%s/%s", dirs->v[d], name + 1);
             else
                 sb_addf(&p, "%s/lib%s%s", dirs->v[d], name, exts[k]);
-            if (plat_file_exists(sb_str(&p))) {
-                note_input(lc, f, cwd, sb_str(&p));
-                d = dirs->n - 1; /* the first found is the one ld takes */
-                break;
-            }
-            if (name[0] == ':')
-                break;
+            found = plat_file_exists(sb_str(&p));
         }
     }
+    if (found) /* the one ld takes */
+        note_input(lc, f, cwd, sb_str(&p));
     sb_release(&p);
 }
 
@@ -238,7 +220,7 @@ int ldseat_inspect(const char *cwd, int argc, char *const *argv, struct link_cal
                    struct strbuf *err)
 {
     memset(lc, 0, sizeof *lc);
-    int rc = expand(cwd, argc, argv, 0, &lc->argv, err);
+    int rc = expand(cwd, argc, argv, 0, NULL, &lc->argv, err);
     if (rc)
         return rc;
     struct finder f;

@@ -410,56 +410,70 @@ static int check_launcher(const struct wrap *w)
     return rc;
 }
 
-/* Appends the linker seat's record to the journal, if there is one. */
-static int journal_link(const struct wrap *w, const char *hollow, const char *output,
+/* Appends r to the journal path through fd (from plat_open_append) and closes fd. A failed
+ * write is reported, and a call that succeeded then exits 4. Returns the exit status. */
+static int journal_finish(const struct wrap *w, int fd, const char *path,
+                          const struct journal_rec *r, int status)
+{
+    int e = journal_append(fd, r);
+    int ce = plat_close(fd);
+    if (!e)
+        e = ce;
+    if (!e)
+        return status;
+    fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", path, strerror(e));
+    return status == EXIT_OK ? EXIT_IO : status;
+}
+
+/* Appends a link's record to the journal: through fd when the caller opened it already
+ * (the compiler seats open it before the call), else SHARDCC_JOURNAL's, if there is one. */
+static int journal_link(const struct wrap *w, int fd, const char *hollow, const char *output,
                         enum call_action action, int status, uint64_t t0)
 {
-    const char *j = getenv("SHARDCC_JOURNAL");
-    if (!j || !*j)
+    const char *path = w->journal ? w->journal : getenv("SHARDCC_JOURNAL");
+    if (!path || !*path)
         return status;
-    int fd = -1;
-    int e = plat_open_append(j, &fd);
-    if (!e) {
-        struct journal_rec r = {plat_wall_us(),
-                                plat_pid(),
-                                w->seat,
-                                w->cfg.phase,
-                                w->cfg.shard,
-                                w->cfg.count,
-                                w->link_probe ? KIND_PROBE : KIND_LINK,
-                                action,
-                                status,
-                                plat_monotonic_us() - t0,
-                                0,
-                                hollow,
-                                output,
-                                NULL,
-                                NULL,
-                                NULL};
-        e = journal_append(fd, &r);
-        int ce = plat_close(fd);
-        if (!e)
-            e = ce;
+    if (fd < 0) {
+        int e = plat_open_append(path, &fd);
+        if (e) {
+            fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", path, strerror(e));
+            return status == EXIT_OK ? EXIT_IO : status;
+        }
     }
-    if (e) {
-        fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", j, strerror(e));
-        return status == EXIT_OK ? EXIT_IO : status;
-    }
-    return status;
+    struct journal_rec r = {plat_wall_us(),
+                            plat_pid(),
+                            w->seat,
+                            w->cfg.phase,
+                            w->cfg.shard,
+                            w->cfg.count,
+                            w->link_probe ? KIND_PROBE : KIND_LINK,
+                            action,
+                            status,
+                            plat_monotonic_us() - t0,
+                            0,
+                            hollow,
+                            output,
+                            NULL,
+                            NULL,
+                            NULL};
+    return journal_finish(w, fd, path, &r, status);
 }
+
+enum placeholder { PH_STUB, PH_MARKER, PH_SCRIPT };
 
 /* Writes what a shard leaves for a link it cannot make: a stub object for nvcc's device
  * link (-dlink: the host link that reads it is a placeholder too), the marker object for a
  * shared library (links that read it see it as hollow), a placeholder script for a
  * program. Returns an exit status. */
-static int write_placeholder(const struct wrap *w, const char *output, int kind, const char *hollow)
+static int write_placeholder(const struct wrap *w, const char *output, enum placeholder kind,
+                             const char *hollow)
 {
     struct strbuf text = STRBUF_INIT;
     unsigned char obj[LDSEAT_MARKER_MAX];
     int e;
-    if (kind == 0) {
+    if (kind == PH_STUB) {
         e = plat_write_atomic(output, obj, stub_elf_build(obj, stub_host_machine()));
-    } else if (kind == 1) {
+    } else if (kind == PH_MARKER) {
         e = plat_write_atomic(output, obj, ldseat_marker_object(obj));
     } else {
         ldseat_placeholder(output, w->cfg.shard, w->cfg.count, hollow, &text);
@@ -475,7 +489,8 @@ static int write_placeholder(const struct wrap *w, const char *output, int kind,
  * inputs: nvlink cannot resolve device code that other shards compile. In a shard the
  * output is a placeholder; in the link job it is refused. 1 when the call was handled
  * (*status set), 0 when it links for real. */
-static int nvcc_hollow_link(const struct wrap *w, const struct call *call, uint64_t t0, int *status)
+static int nvcc_hollow_link(const struct wrap *w, const struct call *call, int journal_fd,
+                            uint64_t t0, int *status)
 {
     if (call->link == CALL_LINK_NONE || w->cfg.phase == PHASE_OFF)
         return 0;
@@ -489,13 +504,15 @@ static int nvcc_hollow_link(const struct wrap *w, const struct call *call, uint6
              "the link job (a shard's build tree, or SHARDCC_SHARD, leaked into it)",
              call->output, hollow,
              is_stub ? "a stub object" : "linked in a shard from stub objects");
-        *status = journal_link(w, hollow, call->output, ACTION_REFUSED, EXIT_GUARD, t0);
+        *status = journal_link(w, journal_fd, hollow, call->output, ACTION_REFUSED, EXIT_GUARD, t0);
         return 1;
     }
-    int kind = call->link == CALL_LINK_DEVICE ? 0 : call->shared ? 1 : 2;
+    enum placeholder kind = call->link == CALL_LINK_DEVICE ? PH_STUB
+                            : call->shared                 ? PH_MARKER
+                                                           : PH_SCRIPT;
     int st = write_placeholder(w, call->output, kind, hollow);
-    *status = journal_link(w, hollow, call->output, kind == 2 ? ACTION_PLACEHOLDER : ACTION_HOLLOW,
-                           st, t0);
+    *status = journal_link(w, journal_fd, hollow, call->output,
+                           kind == PH_SCRIPT ? ACTION_PLACEHOLDER : ACTION_HOLLOW, st, t0);
     return 1;
 }
 
@@ -544,7 +561,7 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
     sv_push(&v, w->real);
     sv_pushv(&v, lc.argv.v, lc.argv.n);
     if (!lc.hollow)
-        return journal_link(w, lc.hollow, lc.output, ACTION_LINK,
+        return journal_link(w, -1, lc.hollow, lc.output, ACTION_LINK,
                             run_child(w, w->real, sv_argv(&v), 0, NULL, NULL), t0);
     if (w->cfg.phase == PHASE_LINK) {
         fail(w, EXIT_GUARD,
@@ -552,18 +569,11 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
              "reached the link job (a shard's build tree, or SHARDCC_SHARD, leaked into it)",
              name, lc.output, lc.hollow,
              lc.hollow_is_stub ? "a stub object" : "linked in a shard from stub objects");
-        return journal_link(w, lc.hollow, lc.output, ACTION_REFUSED, EXIT_GUARD, t0);
+        return journal_link(w, -1, lc.hollow, lc.output, ACTION_REFUSED, EXIT_GUARD, t0);
     }
-    if (lc.mode == LINK_EXE) {
-        struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
-        ldseat_placeholder(lc.output, w->cfg.shard, w->cfg.count, lc.hollow, &text);
-        path_absolute(sb_str(&cwd), lc.output, &out);
-        int e = plat_write_atomic_mode(sb_str(&out), text.buf, text.len, 1);
-        if (e)
-            rc =
-                fail(w, EXIT_IO, "cannot write the placeholder \"%s\": %s", lc.output, strerror(e));
-        return journal_link(w, lc.hollow, lc.output, ACTION_PLACEHOLDER, rc, t0);
-    }
+    if (lc.mode == LINK_EXE)
+        return journal_link(w, -1, lc.hollow, lc.output, ACTION_PLACEHOLDER,
+                            write_placeholder(w, lc.output, PH_SCRIPT, lc.hollow), t0);
     unsigned char marker[LDSEAT_MARKER_MAX];
     size_t mlen = ldseat_marker_object(marker);
     struct strbuf mpath = STRBUF_INIT;
@@ -575,7 +585,7 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
     ldseat_hollow_args(sb_str(&mpath), &v);
     int st = run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
     plat_unlink(sb_str(&mpath));
-    return journal_link(w, lc.hollow, lc.output, ACTION_HOLLOW, st, t0);
+    return journal_link(w, -1, lc.hollow, lc.output, ACTION_HOLLOW, st, t0);
 }
 
 int main(int argc, char **argv)
@@ -662,7 +672,7 @@ int main(int argc, char **argv)
         return fail(&w, rc, "%s", sb_str(&err));
 
     int status;
-    if (nvcc_hollow_link(&w, &call, t0, &status))
+    if (nvcc_hollow_link(&w, &call, journal_fd, t0, &status))
         return status;
     struct ccache_outcome outcome;
     memset(&outcome, 0, sizeof outcome);
@@ -701,15 +711,7 @@ int main(int argc, char **argv)
                                         (call.action == ACTION_CACHE || call.action == ACTION_PIN)
                                     ? &call.argv
                                     : NULL};
-        int e = journal_append(journal_fd, &r);
-        int ce = plat_close(journal_fd);
-        if (!e)
-            e = ce;
-        if (e) {
-            fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal, strerror(e));
-            if (status == EXIT_OK)
-                status = EXIT_IO;
-        }
+        status = journal_finish(&w, journal_fd, w.journal, &r, status);
     }
     return status;
 }
