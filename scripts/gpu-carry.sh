@@ -3,6 +3,8 @@
 # and no ccache: shardcc and Debian's ccache, with every shared library they need and
 # Debian's loader, rewritten (patchelf) to load them from /tmp/shardcc-rt, so they run
 # whatever the host's own C library is. scripts/gpu-torch-check.sh uses it there.
+#   scripts/gpu-carry.sh [--pypi]   --pypi: also .gpu/pypi/, torchsort's sdist and pytest's
+#                                   wheels (scripts/gpu-pypi-check.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -28,5 +30,10 @@ for lib in .gpu/rt/*.so*; do
     case "$lib" in */ld-linux*) continue ;; esac
     patchelf --force-rpath --set-rpath "$RT" "$lib"
 done
+if [ "${1:-}" = --pypi ]; then
+    mkdir -p .gpu/pypi
+    python3 -m pip download -q --no-deps --no-binary :all: --no-build-isolation -d .gpu/pypi torchsort==0.1.10
+    python3 -m pip download -q --only-binary :all: -d .gpu/pypi pytest
+fi
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >>.git/info/exclude
 du -sh .gpu

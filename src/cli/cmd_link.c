@@ -208,8 +208,12 @@ int cmd_link(int argc, char **argv)
     fprintf(stderr, CMD ": the build took %.1f s: %s (%zu links)\n", jt.wall, sb_str(&tl), s.links);
     sb_release(&tl);
     double rate = s.tu ? (double)s.hits / (double)s.tu : 0.0;
-    fprintf(stderr, "hit rate %.1f%% (%zu/%zu TUs), %zu stub%s, %d/%d shards\n", rate * 100.0,
-            s.hits, s.tu, s.stubbed, s.stubbed == 1 ? "" : "s", mr.present, mr.count);
+    /* device-code-only outputs (-fatbin, -ptx...) come from the seat's store, not ccache */
+    char dev[64] = "";
+    if (s.device)
+        snprintf(dev, sizeof dev, ", %zu of them device-code outputs", s.device);
+    fprintf(stderr, "hit rate %.1f%% (%zu/%zu TUs%s), %zu stub%s, %d/%d shards\n", rate * 100.0,
+            s.hits, s.tu, dev, s.stubbed, s.stubbed == 1 ? "" : "s", mr.present, mr.count);
     rc = EXIT_OK;
     if (s.stubbed) {
         report_error(CMD,
@@ -253,6 +257,7 @@ int cmd_link(int argc, char **argv)
                   "present", mr.present, "count", mr.count, "wall_seconds", wall, "hit_rate", rate,
                   "min_hit_rate", min_rate, "tus", (json_int_t)s.tu, "hits", (json_int_t)s.hits,
                   "stubs", (json_int_t)s.stubbed, "misses", miss_list, "status", rc);
+    json_object_set_new(sum, "device", json_integer((json_int_t)s.device));
     json_object_set_new(sum, "time",
                         json_pack("{s:f, s:f, s:f, s:f}", "configure", jt.configure, "compiles",
                                   jt.compiles, "links", jt.links, "other", jt.other));

@@ -348,10 +348,14 @@ int cmd_local(int argc, char **argv)
             slowest = wall[i];
         total_comp += comp[i];
     }
+    char dev[64] = "";
+    if (ls.device)
+        snprintf(dev, sizeof dev, ", %zu of them device-code outputs", ls.device);
     if (link_wall > 0)
-        printf("%-8s %10s %12s%s %9.1f   hit rate %.1f%% (%zu/%zu TUs), %zu stubs\n", "link", "-",
+        printf("%-8s %10s %12s%s %9.1f   hit rate %.1f%% (%zu/%zu TUs%s), %zu stubs\n", "link", "-",
                "-", plan_doc ? "            -" : "", link_wall,
-               ls.tu ? 100.0 * (double)ls.hits / (double)ls.tu : 0.0, ls.hits, ls.tu, ls.stubbed);
+               ls.tu ? 100.0 * (double)ls.hits / (double)ls.tu : 0.0, ls.hits, ls.tu, dev,
+               ls.stubbed);
     if (!rc) {
         printf("\npredicted CI makespan: %.1f s (slowest shard %.1f s + link %.1f s)",
                slowest + link_wall, slowest, link_wall);

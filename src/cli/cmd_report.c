@@ -207,12 +207,17 @@ int cmd_report(int argc, char **argv)
     if (sum) {
         json_t *misses = json_object_get(sum, "misses");
         int status = (int)json_integer_value(json_object_get(sum, "status"));
+        json_int_t ndev = json_integer_value(json_object_get(sum, "device"));
+        char dev[64] = "";
+        if (ndev > 0)
+            snprintf(dev, sizeof dev, ", %" JSON_INTEGER_FORMAT " of them device-code outputs",
+                     ndev);
         printf("%shit rate %.1f%% (%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
-               " TUs), %" JSON_INTEGER_FORMAT " stubs, %" JSON_INTEGER_FORMAT
+               " TUs%s), %" JSON_INTEGER_FORMAT " stubs, %" JSON_INTEGER_FORMAT
                "/%" JSON_INTEGER_FORMAT " shards (minimum %.1f%%): %s%s\n",
                md ? "**" : "", 100.0 * json_number_value(json_object_get(sum, "hit_rate")),
                json_integer_value(json_object_get(sum, "hits")),
-               json_integer_value(json_object_get(sum, "tus")),
+               json_integer_value(json_object_get(sum, "tus")), dev,
                json_integer_value(json_object_get(sum, "stubs")),
                json_integer_value(json_object_get(sum, "present")),
                json_integer_value(json_object_get(sum, "count")),

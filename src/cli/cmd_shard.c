@@ -58,7 +58,7 @@ static size_t count_results(const struct cache_entry *e, size_t n)
 {
     size_t results = 0;
     for (size_t k = 0; k < n; k++)
-        results += e[k].rel[strlen(e[k].rel) - 1] == 'R';
+        results += strchr("RD", e[k].rel[strlen(e[k].rel) - 1]) != NULL;
     return results;
 }
 
@@ -71,7 +71,7 @@ static size_t lost_results(const struct jrnl *j, const struct cache_entry *e, si
     size_t nh = 0;
     for (size_t k = 0; k < n; k++) {
         size_t len = strlen(e[k].rel);
-        if (!len || e[k].rel[len - 1] != 'R')
+        if (!len || (e[k].rel[len - 1] != 'R' && e[k].rel[len - 1] != 'D'))
             continue;
         char *key = xmalloc(len);
         size_t q = 0;
@@ -123,6 +123,8 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
                                   str_or_null(r->outcome), "result", str_or_null(r->result_key));
             if (!strcmp(r->action, "pin")) /* compiled in every shard (--pin) */
                 json_object_set_new(t, "pinned", json_true());
+            if (!strcmp(r->action, "device")) /* device code only: made in every shard */
+                json_object_set_new(t, "device", json_true());
             /* what the owner ran: shardcc explain compares the link job's with it */
             const struct strvec *av =
                 strcmp(r->action, "stub") && r->key ? jrnl_argv(j, r->key) : NULL;
@@ -387,12 +389,12 @@ int cmd_shard(int argc, char **argv)
             CMD ": shard %d/%d: %zu TUs owned (%.1f s of compiles), %zu stubbed, %zu cache "
                 "entries -> %s\n",
             o.shard, o.count, s.cached, s.cached_seconds, s.stubbed, nents, sb_str(&apath));
-    if (s.pinned || s.links)
+    if (s.pinned || s.device || s.links)
         fprintf(stderr,
-                CMD ": shard %d/%d: %zu pinned TUs (compiled in every shard); %zu links: %zu "
-                    "executables written as placeholders, %zu libraries linked with stub "
-                    "inputs, %zu real\n",
-                o.shard, o.count, s.pinned, s.links, s.placeholders, s.hollow,
+                CMD ": shard %d/%d: %zu pinned TUs and %zu device-code outputs (made in every "
+                    "shard); %zu links: %zu executables written as placeholders, %zu libraries "
+                    "linked with stub inputs, %zu real\n",
+                o.shard, o.count, s.pinned, s.device, s.links, s.placeholders, s.hollow,
                 s.links - s.placeholders - s.hollow - s.refused);
     cache_list_release(ents, nents);
     jrnl_release(&j);

@@ -31,7 +31,8 @@ static int is_key_char(char c)
 
 int cache_entry_name_ok(const char *rel)
 {
-    /* one to eight single-character directory levels, then <key chars>R or <key chars>M */
+    /* one to eight single-character directory levels, then <key chars> and R or M (ccache's
+     * result and manifest) or D (the seat's device-code store, devcode.h) */
     const char *p = rel;
     int levels = 0;
     while (is_key_char(p[0]) && p[1] == '/') {
@@ -41,7 +42,7 @@ int cache_entry_name_ok(const char *rel)
     if (levels < 1 || levels > 8)
         return 0;
     size_t n = strlen(p);
-    if (n < 2 || n > 80 || (p[n - 1] != 'R' && p[n - 1] != 'M'))
+    if (n < 2 || n > 80 || (p[n - 1] != 'R' && p[n - 1] != 'M' && p[n - 1] != 'D'))
         return 0;
     for (size_t i = 0; i + 1 < n; i++)
         if (!is_key_char(p[i]))

@@ -192,6 +192,7 @@ void jrnl_stats(const struct jrnl *j, struct jstats *s)
             } else {
                 s->cached++;
                 s->pinned += !strcmp(r->action, "pin");
+                s->device += !strcmp(r->action, "device");
                 s->cached_seconds += (double)r->dur_us / 1e6;
                 if (r->status != 0)
                     s->failed++;

@@ -45,6 +45,7 @@ struct jstats {
     size_t failed;  /* cached TU compiles that exited non-zero */
     size_t probes, others, infos;
     size_t pinned;               /* cached TU compiles that were pinned (every shard) */
+    size_t device;               /* device-code-only outputs (-fatbin, -ptx...; every job) */
     size_t links;                /* the linker seat's calls */
     size_t placeholders, hollow; /* executables written as placeholders; libraries and
                                     relocatable objects linked with stub inputs */

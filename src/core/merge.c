@@ -145,7 +145,8 @@ static const char *tu_of_entry(const struct art *arts, size_t n, const char *rel
                 const char *r = json_string_value(json_object_get(t, "result"));
                 if (r && !strcmp(r, key)) {
                     const char *name = json_string_value(json_object_get(t, l ? "output" : "key"));
-                    *pinned = json_is_true(json_object_get(t, "pinned"));
+                    *pinned = json_is_true(json_object_get(t, "pinned")) ||
+                              json_is_true(json_object_get(t, "device"));
                     if (name)
                         return name;
                 }

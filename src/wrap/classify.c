@@ -3,6 +3,7 @@
  * or stubbed) or other. Pure: reads the file system only to resolve the source path. */
 #include "classify.h"
 #include "argv.h"
+#include "devcode.h"
 #include "partition.h"
 #include "path.h"
 #include "platform.h"
@@ -19,8 +20,8 @@ const char *kind_name(enum call_kind k)
 
 const char *action_name(enum call_action a)
 {
-    static const char *const n[] = {"cache", "stub",   "direct",      "pin",
-                                    "link",  "hollow", "placeholder", "refused"};
+    static const char *const n[] = {"cache",  "stub",        "direct",  "pin",   "link",
+                                    "hollow", "placeholder", "refused", "device"};
     return n[a];
 }
 
@@ -133,6 +134,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
 
     const struct opt_table *t = seat_table(seat);
     int info = 0, compile = 0, nontu = 0, depgen = 0, n_sources = 0, n_linked = 0, dlink = 0;
+    int devcode = 0, other_mode = 0; /* device-code-only modes, other non-TU modes */
     const char *first_source = NULL, *probe = NULL, *depfile = NULL, *nontu_opt = NULL;
     struct strvec targets = STRVEC_INIT;
     char **a = sv_argv(&call->argv);
@@ -162,6 +164,10 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         if (o->flags & OPT_NONTU) {
             nontu = 1;
             nontu_opt = o->name;
+            if (seat == SEAT_NVCC && devcode_option(o->name))
+                devcode = 1;
+            else
+                other_mode = 1;
         }
         if (o->flags & OPT_DEPGEN)
             depgen = 1;
@@ -210,6 +216,19 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         }
     }
 
+    /* device code only, in a job: never stubbed, made through the seat's store */
+    if (call->kind == KIND_OTHER && devcode && !other_mode && !compile && n_sources == 1 &&
+        !n_linked && call->output && strcmp(first_source, "-") != 0 && cfg->phase != PHASE_OFF) {
+        call->key = source_key(cfg, call->source);
+        if (!call->key) {
+            call->kind = KIND_PROBE;
+            call->reason = "source outside the project root";
+        } else {
+            call->kind = KIND_TU;
+            call->reason = "device code only: made in every job through the seat's store";
+        }
+    }
+
     if (call->kind == KIND_OTHER && seat == SEAT_NVCC && call->output && n_linked) {
         if (dlink)
             call->link = CALL_LINK_DEVICE;
@@ -234,7 +253,11 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             call->dep_targets = targets;
             targets = (struct strvec)STRVEC_INIT;
         }
-        if (cfg->phase == PHASE_SHARD && cfg->count > 0 && key_pinned(cfg->pins, call->key)) {
+        if (devcode) {
+            call->owner = cfg->shard; /* every job makes it (0 in the link job) */
+            call->action = ACTION_DEVICE;
+        } else if (cfg->phase == PHASE_SHARD && cfg->count > 0 &&
+                   key_pinned(cfg->pins, call->key)) {
             call->owner = cfg->shard; /* pinned: every shard compiles it */
             call->action = ACTION_PIN;
         } else if (cfg->phase == PHASE_SHARD && cfg->count > 0) {

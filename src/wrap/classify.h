@@ -14,7 +14,9 @@ enum call_kind { KIND_TU, KIND_PROBE, KIND_INFO, KIND_OTHER, KIND_LINK };
 /* ACTION_PIN: a pinned TU, compiled through ccache in every shard. The linker seat's:
  * ACTION_LINK (the real link), ACTION_HOLLOW (a shared library or relocatable object linked
  * with stub inputs, unresolved symbols allowed), ACTION_PLACEHOLDER (an executable written
- * as a placeholder), ACTION_REFUSED (stub inputs in the link job). */
+ * as a placeholder), ACTION_REFUSED (stub inputs in the link job). ACTION_DEVICE: a
+ * device-code-only output (-fatbin, -ptx, ...: devcode.h), made in every shard and the link
+ * job through the seat's own store. */
 enum call_action {
     ACTION_CACHE,
     ACTION_STUB,
@@ -23,7 +25,8 @@ enum call_action {
     ACTION_LINK,
     ACTION_HOLLOW,
     ACTION_PLACEHOLDER,
-    ACTION_REFUSED
+    ACTION_REFUSED,
+    ACTION_DEVICE
 };
 
 /* What an nvcc call of kind other links: nothing, device code only (-dlink: a host object

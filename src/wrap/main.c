@@ -5,6 +5,7 @@
 #include "argv.h"
 #include "ccache_log.h"
 #include "classify.h"
+#include "devcode.h"
 #include "journal.h"
 #include "ldseat.h"
 #include "partition.h"
@@ -380,6 +381,102 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     return st;
 }
 
+/* A device-code-only output (devcode.h) through the seat's store in the job's ccache
+ * directory: the dependency run (nvcc -M) names the files the key covers; a stored entry
+ * is copied to the output (and the depfile written from the dependency run), else nvcc
+ * makes it and the entry is stored. outcome: "hit", "miss", or why it was not cached
+ * ("dependency_error": nvcc -M failed, so the real call runs to show nvcc's message). */
+static int run_devcode(const struct wrap *w, struct call *call, struct ccache_outcome *outcome)
+{
+    const char *cache = getenv("SHARDCC_CCACHE_DIR");
+    if (!cache || !*cache)
+        cache = getenv("CCACHE_DIR");
+    if (!cache || !*cache)
+        return fail(w, EXIT_USAGE,
+                    "neither SHARDCC_CCACHE_DIR nor CCACHE_DIR is set: the store of "
+                    "device-code outputs has no directory (run: eval \"$(shardcc env)\")");
+    struct strvec key_args = STRVEC_INIT, dep_args = STRVEC_INIT, deps = STRVEC_INIT;
+    struct strbuf depout = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT, entry = STRBUF_INIT;
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || !plat_is_dir(tmp))
+        tmp = "/tmp";
+    sb_addf(&depout, "%s/shardcc-devcode-%ld.d", tmp, plat_pid());
+    sv_push(&dep_args, w->real);
+    devcode_args(&w->cfg, &call->argv, &key_args, &dep_args, sb_str(&depout));
+    int flags = CHILD_DROP_NVCC_FLAGS;
+    int st = run_child(w, w->real, sv_argv(&dep_args), flags, NULL, NULL);
+    char key[65] = "";
+    int e = st ? -1 : plat_read_file_max(sb_str(&depout), DEVCODE_FILE_MAX, &text);
+    plat_unlink(sb_str(&depout));
+    if (!e && devcode_parse_deps(sb_str(&text), &deps) != 0)
+        e = -1;
+    if (!e)
+        e = devcode_key(&w->cfg, getenv("CCACHE_COMPILERCHECK"), getenv("CCACHE_EXTRAFILES"),
+                        &key_args, &deps, key, &err);
+    if (e > 0 && err.len)
+        fprintf(stderr,
+                "shardcc: nvcc seat: warning: %s: cannot read %s for the key of \"%s\": %s\n",
+                call->key, sb_str(&err), call->output, strerror(e));
+    struct strvec v = STRVEC_INIT;
+    sv_push(&v, w->real);
+    sv_pushv(&v, call->argv.v, call->argv.n);
+    if (e) { /* no key: the call as it is, uncached */
+        strcpy(outcome->outcome, "dependency_error");
+        st = run_child(w, w->real, sv_argv(&v), flags, NULL, NULL);
+        goto out;
+    }
+    memcpy(outcome->result_key, key, sizeof key);
+    devcode_entry_path(cache, key, &entry);
+    sb_reset(&text);
+    if (plat_read_file_max(sb_str(&entry), DEVCODE_FILE_MAX, &text) == 0) {
+        strcpy(outcome->outcome, "hit");
+        st = EXIT_OK;
+        e = plat_write_atomic(call->output, text.buf ? text.buf : "", text.len);
+        if (e) {
+            st = fail(w, EXIT_IO, "cannot write \"%s\": %s", call->output, strerror(e));
+        } else if (call->depfile) {
+            sb_reset(&text);
+            devcode_depfile(&call->dep_targets, &deps, &text);
+            e = plat_write_atomic(call->depfile, text.buf, text.len);
+            if (e)
+                st = fail(w, EXIT_IO, "cannot write \"%s\": %s", call->depfile, strerror(e));
+        }
+        goto out;
+    }
+    strcpy(outcome->outcome, "miss");
+    st = run_child(w, w->real, sv_argv(&v), flags, NULL, NULL);
+    if (st)
+        goto out;
+    sb_reset(&text);
+    e = plat_read_file_max(call->output, DEVCODE_FILE_MAX, &text);
+    if (e == EFBIG) { /* made, not stored: the link job makes it again */
+        strcpy(outcome->outcome, "output_too_large");
+        outcome->result_key[0] = '\0';
+        goto out;
+    }
+    struct strbuf dir = STRBUF_INIT;
+    if (!e) {
+        sb_add(&dir, sb_str(&entry), (size_t)(path_basename(sb_str(&entry)) - sb_str(&entry)));
+        e = plat_mkdir_p(sb_str(&dir));
+    }
+    if (!e)
+        e = plat_write_atomic(sb_str(&entry), text.buf ? text.buf : "", text.len);
+    if (e)
+        st = fail(w, EXIT_IO, "cannot store \"%s\" as \"%s\": %s", call->output, sb_str(&entry),
+                  strerror(e));
+    sb_release(&dir);
+out:
+    sv_clear(&v);
+    sv_clear(&key_args);
+    sv_clear(&dep_args);
+    sv_clear(&deps);
+    sb_release(&depout);
+    sb_release(&text);
+    sb_release(&err);
+    sb_release(&entry);
+    return st;
+}
+
 /* A compiler launcher of the build's own between the build and the seat (CMake's
  * CMAKE_<LANG>_COMPILER_LAUNCHER, a ccache masquerade directory): ccache passes every call
  * on (shardcc env sets CCACHE_DISABLE=1) and is then no longer the seat's parent. One that
@@ -685,6 +782,9 @@ int main(int argc, char **argv)
     case ACTION_DIRECT:
         status = run_direct(&w, nargs, args);
         break;
+    case ACTION_DEVICE:
+        status = run_devcode(&w, &call, &outcome);
+        break;
     case ACTION_CACHE:
     default:
         status = run_cached(&w, &call, &outcome);
@@ -708,7 +808,8 @@ int main(int argc, char **argv)
                                 outcome.outcome[0] ? outcome.outcome : NULL,
                                 outcome.result_key[0] ? outcome.result_key : NULL,
                                 call.kind == KIND_TU &&
-                                        (call.action == ACTION_CACHE || call.action == ACTION_PIN)
+                                        (call.action == ACTION_CACHE || call.action == ACTION_PIN ||
+                                         call.action == ACTION_DEVICE)
                                     ? &call.argv
                                     : NULL};
         status = journal_finish(&w, journal_fd, w.journal, &r, status);

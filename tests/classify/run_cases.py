@@ -77,7 +77,8 @@ def check(name, opts, result, stdout, stderr, expect):
             errs.append("%s %r, expected %r" % (key, got, want))
     if obj and obj["kind"] == "tu" and "--shard" in opts:
         shard = int(opts[opts.index("--shard") + 1].split("/")[0])
-        if (obj["action"] == "cache") != (obj["owner"] == shard):
+        compiled = obj["action"] in ("cache", "pin", "device")  # pin, device: every shard
+        if compiled != (obj["owner"] == shard):
             errs.append("action %s inconsistent with owner %s for shard %d"
                         % (obj["action"], obj["owner"], shard))
     return errs

@@ -8,6 +8,9 @@
 # the link job).
 FX="$SHARDCC_SRC/tests/corpus/cmake"
 TUS=19 # CUDA TUs: library 4, generator 2, RDC 2, apps 8, nbody 1, crc_check 2
+DEV=2  # device-code-only outputs: the -fatbin custom command, the PTX library
+ALL=$((TUS + DEV)) # what the link job counts
+LINE="hit rate 100.0% ($ALL/$ALL TUs, $DEV of them device-code outputs)"
 
 # The executables of a build tree (not CMake's own), relative to it, sorted.
 corpus_exes() {
@@ -55,6 +58,10 @@ corpus() {
             sh -c "$build" 2>"$T/shard.err" || fail "shard $i/$n failed: $(cat "$T/shard.err")"
         j=.shardcc/shard-$i-of-$n/journal.tsv
         expect_eq "shard $i/$n: pinned TUs compiled" "$(journal_count "$j" tu pin 0)" "2"
+        expect_eq "shard $i/$n: device-code outputs made (never stubbed)" \
+            "$(journal_count "$j" tu device 0)" "$DEV"
+        expect_eq "shard $i/$n: device-code outputs in its artifact" "$(tar --zstd -tf \
+            "../art/shard-corpus-$i-of-$n.tar.zst" | grep -c 'D$')" "$DEV"
         [ -x build/gen_table ] && ! is_placeholder build/gen_table ||
             fail "shard $i/$n: the pinned generator is not a real program"
         placeholders=$(journal_count "$j" link placeholder 0)
@@ -87,9 +94,15 @@ corpus() {
     rm -rf build
     shardcc link --artifacts ../art --expect-shards "$n" -- sh -c "$build" >"$T/link.out" 2>&1 ||
         fail "link job failed: $(cat "$T/link.out")"
-    grep -qF "hit rate 100.0% ($TUS/$TUS TUs), 0 stubs, $n/$n shards" "$T/link.out" ||
+    grep -qF "$LINE, 0 stubs, $n/$n shards" "$T/link.out" ||
         fail "link job: $(tail -3 "$T/link.out")"
-    ok "link job: 100 % hits ($TUS/$TUS TUs)"
+    ok "link job: $LINE"
+    expect_eq "link job: device-code outputs from the store" \
+        "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $8 == "device" && $14 == "hit"' \
+            .shardcc/link/journal.tsv | wc -l)" "$DEV"
+    cmp -s build/src/driver/scale.fatbin ../plain/src/driver/scale.fatbin &&
+        ok "link job: scale.fatbin the same as the unsharded build's" ||
+        ok "link job: scale.fatbin differs from the unsharded build's (nvcc's temporary names)"
     grep -qF "results of pinned TUs differ between shards" "$T/link.out" && [ "$n" -gt 1 ] &&
         ok "link job: the pinned TUs' copies come from shard 1"
     (cd build && ctest >"$T/ctest.out" 2>&1) || fail "the link job's tests fail: $(tail "$T/ctest.out")"
@@ -124,7 +137,7 @@ corpus_launcher() {
     rm -rf build
     shardcc link --artifacts ../art-l --expect-shards "$n" -- sh -c "$build" >"$T/link.out" 2>&1 ||
         fail "launcher: link job failed: $(cat "$T/link.out")"
-    grep -qF "hit rate 100.0% ($TUS/$TUS TUs)" "$T/link.out" || fail "launcher: $(tail -3 "$T/link.out")"
+    grep -qF "$LINE" "$T/link.out" || fail "launcher: $(tail -3 "$T/link.out")"
     grep -q "^CMAKE_CUDA_COMPILER_LAUNCHER.*CCACHE_DIR=$T/outer;ccache" build/CMakeCache.txt ||
         fail "launcher: the build does not use the launcher"
     expect_eq "launcher: results in the build's own cache" "$(find "$T/outer" -name '*R' 2>/dev/null | wc -l)" "0"

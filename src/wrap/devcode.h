@@ -1,0 +1,52 @@
+/* devcode: nvcc calls whose output is device code only: -fatbin, -ptx, -cubin, -optix-ir,
+ * -ltoir. Later steps of the build read these files (bin2c, .incbin, an embed step), and
+ * ccache does not cache them (it counts them as called_for_link), so a shard never stubs
+ * them: every shard and the link job make them, through the seat's own content-addressed
+ * store, which lives in the job's ccache directory (and so in the artifact) as
+ * <cache>/<k0>/<k1>/<k2..63>D, the bytes of the output.
+ *
+ * The key (SHA-256, hex) covers: a format tag; the toolchain fingerprint
+ * (CCACHE_COMPILERCHECK, which shardcc env sets) and the host compilers ccache would hash
+ * (CCACHE_EXTRAFILES); the canonical arguments without the output and depfile options,
+ * with the project root written as "<root>"; and the path (root-relative where under the
+ * root) and contents of every file `nvcc -M` lists for the call: the source and every
+ * header the host-side preprocessor reads (what ccache's depend mode hashes, with its
+ * limit: a header included only under __CUDA_ARCH__ is not seen). */
+#ifndef SHARDCC_DEVCODE_H
+#define SHARDCC_DEVCODE_H
+
+#include "seat.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+#define DEVCODE_TAG "shardcc-devcode-1"
+/* the largest file the key reads, and the largest output the store keeps */
+#define DEVCODE_FILE_MAX (1024u << 20)
+
+/* Whether the nvcc option (the table's name) makes device code only. */
+int devcode_option(const char *name);
+
+/* From the canonical argv: key_args, the arguments the key covers (output and depfile
+ * options dropped, the root written as "<root>"); dep_args, the arguments of the
+ * dependency run (output, depfile and device-code mode options dropped, then
+ * "-M -MF depout"). */
+void devcode_args(const struct wrap_config *cfg, const struct strvec *argv, struct strvec *key_args,
+                  struct strvec *dep_args, const char *depout);
+
+/* The prerequisites of a make rule text ("t: a b \\\n c", backslash-escaped spaces),
+ * appended to deps. 0, or -1 when text has no rule. */
+int devcode_parse_deps(const char *text, struct strvec *deps);
+
+/* The key (64 hex digits) of a call: see above. The files in deps are read relative to
+ * cfg->cwd. 0, or an errno with the file that failed in err. */
+int devcode_key(const struct wrap_config *cfg, const char *fingerprint, const char *extrafiles,
+                const struct strvec *key_args, const struct strvec *deps, char key[65],
+                struct strbuf *err);
+
+/* The store entry of key under the cache directory cache_dir. */
+void devcode_entry_path(const char *cache_dir, const char *key, struct strbuf *out);
+
+/* A make rule "targets: deps" (targets already make-quoted; spaces in deps escaped). */
+void devcode_depfile(const struct strvec *targets, const struct strvec *deps, struct strbuf *out);
+
+#endif
