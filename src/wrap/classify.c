@@ -123,6 +123,15 @@ static char *default_depfile(const char *output)
     return sb_detach(&d);
 }
 
+/* A call with one source: a TU (with reason) keyed by its source, or a probe when the
+ * source lies outside the root. */
+static void tu_or_probe(const struct wrap_config *cfg, struct call *call, const char *reason)
+{
+    call->key = source_key(cfg, call->source);
+    call->kind = call->key ? KIND_TU : KIND_PROBE;
+    call->reason = call->key ? reason : "source outside the project root";
+}
+
 int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
                   struct call *call, struct strbuf *err)
 {
@@ -206,28 +215,13 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
                        : n_linked       ? "object or library inputs"
                                         : "no output (-o)";
     } else {
-        call->key = source_key(cfg, call->source);
-        if (!call->key) {
-            call->kind = KIND_PROBE;
-            call->reason = "source outside the project root";
-        } else {
-            call->kind = KIND_TU;
-            call->reason = "one source, compile-only, one output";
-        }
+        tu_or_probe(cfg, call, "one source, compile-only, one output");
     }
 
     /* device code only, in a job: never stubbed, made through the seat's store */
     if (call->kind == KIND_OTHER && devcode && !other_mode && !compile && n_sources == 1 &&
-        !n_linked && call->output && strcmp(first_source, "-") != 0 && cfg->phase != PHASE_OFF) {
-        call->key = source_key(cfg, call->source);
-        if (!call->key) {
-            call->kind = KIND_PROBE;
-            call->reason = "source outside the project root";
-        } else {
-            call->kind = KIND_TU;
-            call->reason = "device code only: made in every job through the seat's store";
-        }
-    }
+        !n_linked && call->output && strcmp(first_source, "-") != 0 && cfg->phase != PHASE_OFF)
+        tu_or_probe(cfg, call, "device code only: made in every job through the seat's store");
 
     if (call->kind == KIND_OTHER && seat == SEAT_NVCC && call->output && n_linked) {
         if (dlink)
