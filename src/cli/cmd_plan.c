@@ -127,9 +127,18 @@ static int read_artifact(const char *path, struct costs *c, int sources)
         const char *d = json_string_value(json_object_get(t, "decision"));
         if (!key)
             continue;
-        if (d && !strcmp(d, "owned") && json_integer_value(json_object_get(t, "status")) == 0)
-            add_cost(c, key, json_number_value(json_object_get(t, "seconds")));
-        else if (sources)
+        double s = json_number_value(json_object_get(t, "seconds"));
+        if (d && !strcmp(d, "owned") && json_integer_value(json_object_get(t, "status")) == 0) {
+            if (!plan_seconds_ok(s)) {
+                fprintf(stderr,
+                        CMD ": %s: the manifest gives a TU the compile time %g, not a number "
+                            "of seconds from 0 to %.0f (a damaged artifact?)\n",
+                        path, s, PLAN_SECONDS_MAX);
+                json_decref(m);
+                return EXIT_IO;
+            }
+            add_cost(c, key, s);
+        } else if (sources)
             add_cost(c, key, -1);
     }
     json_decref(m);
@@ -157,10 +166,19 @@ static int read_text(const char *path, struct costs *c, int sources)
             const struct jrec *r = &j.r[k];
             if (!jrec_is_tu(r) || !r->key)
                 continue;
+            double s = (double)r->dur_us / 1e6;
             if (!strcmp(r->action, "cache") && r->status == 0 &&
-                (!r->outcome || strcmp(r->outcome, "hit")))
-                add_cost(c, r->key, (double)r->dur_us / 1e6); /* a compile, not a replay */
-            else if (sources)
+                (!r->outcome || strcmp(r->outcome, "hit"))) { /* a compile, not a replay */
+                if (!plan_seconds_ok(s)) {
+                    fprintf(stderr,
+                            CMD ": %s: a record gives a TU the compile time %g, not a number "
+                                "of seconds from 0 to %.0f (a damaged journal?)\n",
+                            path, s, PLAN_SECONDS_MAX);
+                    jrnl_release(&j);
+                    return EXIT_IO;
+                }
+                add_cost(c, r->key, s);
+            } else if (sources)
                 add_cost(c, r->key, -1);
         }
         jrnl_release(&j);
@@ -176,9 +194,10 @@ static int read_text(const char *path, struct costs *c, int sources)
             continue;
         char *tab = strchr(line, '\t'), *end;
         double s = tab ? strtod(tab + 1, &end) : -1;
-        if (!tab || tab == line || end == tab + 1 || *end || !(s >= 0)) {
-            fprintf(stderr, CMD ": %s:%d: expected KEY<TAB>SECONDS, got \"%s\"\n", path, lineno,
-                    line);
+        if (!tab || tab == line || end == tab + 1 || *end || !plan_seconds_ok(s)) {
+            fprintf(stderr,
+                    CMD ": %s:%d: expected KEY<TAB>SECONDS (a number from 0 to %.0f), got \"%s\"\n",
+                    path, lineno, PLAN_SECONDS_MAX, line);
             rc = EXIT_USAGE;
             break;
         }

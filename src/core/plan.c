@@ -144,6 +144,11 @@ int plan_load(const char *path, int count, struct strbuf *seat_text, struct strb
     return rc;
 }
 
+int plan_seconds_ok(double s)
+{
+    return s >= 0 && s <= PLAN_SECONDS_MAX; /* false for NaN and the infinities */
+}
+
 /* The plan's predicted seconds for a shard, or -1. */
 double plan_shard_seconds(json_t *plan, int shard)
 {

@@ -39,4 +39,11 @@ int plan_load(const char *path, int count, struct strbuf *seat_text, struct strb
 /* The predicted seconds of a shard in a plan document (its "shards" list), or -1. */
 double plan_shard_seconds(json_t *plan, int shard);
 
+/* The longest compile time a plan takes from its inputs (cost tables, manifests and
+ * journals, some of them untrusted): 10^6 s, so that sums over any number of keys stay
+ * finite. */
+#define PLAN_SECONDS_MAX 1e6
+/* Whether s is a compile time a plan takes: finite, from 0 to PLAN_SECONDS_MAX. */
+int plan_seconds_ok(double s);
+
 #endif

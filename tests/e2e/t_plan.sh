@@ -72,4 +72,24 @@ shardcc local -n 2 --plan plan.json --clean 'rm -rf build' -- ./build.sh >"$T/lo
 grep -q "planned s" "$T/local.out" && grep -q "hit rate 100.0% (4/4 TUs)" "$T/local.out" ||
     fail "local --plan: $(cat "$T/local.out")"
 ok "shardcc local --plan: the plan's shards, a planned column, hit rate 100.0%"
+
+# Compile times that are not a number of seconds from 0 to 10^6 are refused, not summed
+# (issue 20: inf and 1e308 crashed plan, a segfault, before this check)
+for bad in inf 1e308 nan -1 1000001; do
+    printf 'src/add.cu\t%s\nsrc/mul.cu\t2\n' "$bad" >"$T/bad.tsv"
+    expect_fail 2 "expected KEY<TAB>SECONDS (a number from 0 to 1000000)" shardcc plan -n 2 "$T/bad.tsv"
+done
+mkdir -p "$T/hostile" "$T/hostile-art"
+tar --zstd -xf ../art/shard-plan-1-of-2.tar.zst -C "$T/hostile"
+python3 - "$T/hostile/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for t in m["tus"]:
+    if t["decision"] == "owned":
+        t["seconds"] = 1e308
+json.dump(m, open(sys.argv[1], "w"))
+PY
+(cd "$T/hostile" && tar --zstd -cf "$T/hostile-art/shard-plan-1-of-2.tar.zst" manifest.json cache)
+expect_fail 4 "the manifest gives a TU the compile time 1e+308, not a number of seconds from 0 to 1000000" \
+    shardcc plan -n 2 "$T/hostile-art/shard-plan-1-of-2.tar.zst"
 summary
