@@ -184,10 +184,8 @@ int cmd_local(int argc, char **argv)
     int nbuild = argc - a.i;
     struct strbuf rroot = STRBUF_INIT, self = STRBUF_INIT, work = STRBUF_INIT, arts = STRBUF_INIT,
                   logs = STRBUF_INIT, log = STRBUF_INIT;
-    if (plat_realpath(root, &rroot) != 0) {
-        fprintf(stderr, CMD ": --root \"%s\": %s\n", root, strerror(errno));
+    if (jobenv_root(root, &rroot, CMD) != EXIT_OK)
         return EXIT_USAGE;
-    }
     /* the plan: absolute (the jobs run with another --root resolution), and its predictions */
     struct strbuf planbuf = STRBUF_INIT;
     const char *plan_abs = NULL;

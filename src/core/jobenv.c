@@ -101,13 +101,29 @@ static int make_shadow_cuda_home(const char *dir, const char *real_root, const c
     return e ? EXIT_IO : EXIT_OK;
 }
 
+int jobenv_root(const char *root, struct strbuf *out, const char *cmd)
+{
+    if (!root)
+        root = ".";
+    if (plat_realpath(root, out) != 0) {
+        report_error(cmd, "--root \"%s\": %s", root, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (!plat_is_dir(sb_str(out))) {
+        report_error(cmd, "--root \"%s\" is not a directory (the project root)", root);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 int jobenv_state_defaults(struct jobenv_opts *o, const char *state, struct strbuf *cache,
                           struct strbuf *journal, const char *cmd)
 {
     struct strbuf root = STRBUF_INIT;
-    if (plat_realpath(o->root ? o->root : ".", &root) != 0) {
-        report_error(cmd, "--root \"%s\": %s", o->root ? o->root : ".", strerror(errno));
-        return EXIT_USAGE;
+    int rc = jobenv_root(o->root, &root, cmd);
+    if (rc) {
+        sb_release(&root);
+        return rc;
     }
     sb_addf(cache, "%s/.shardcc/%s/cache", sb_str(&root), state);
     sb_addf(journal, "%s/.shardcc/%s/journal.tsv", sb_str(&root), state);
@@ -288,10 +304,10 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
 {
     memset(env, 0, sizeof *env);
     struct strbuf sb = STRBUF_INIT, cwd = STRBUF_INIT;
-    const char *root = o->root ? o->root : ".";
-    if (plat_realpath(root, &sb) != 0) {
-        report_error(cmd, "--root \"%s\": %s", root, strerror(errno));
-        return EXIT_USAGE;
+    int rc = jobenv_root(o->root, &sb, cmd);
+    if (rc) {
+        sb_release(&sb);
+        return rc;
     }
     env->root = sb_detach(&sb);
     plat_getcwd(&cwd);
@@ -307,8 +323,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     env->journal = sb_detach(&sb);
     sb_release(&cwd);
 
-    int rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache,
-                            o->cuda_home_seat > 0);
+    rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache,
+                        o->cuda_home_seat > 0);
     if (!rc) {
         env->ccache_version = ccache_version(env->tc.ccache);
         rc = check_ccache_version(env->tc.ccache, env->ccache_version, cmd);

@@ -40,6 +40,9 @@ struct jobenv {
  * --host-seat, --cuda-home-seat, --relocatable, --plan, --pin, --real-nvcc, --real-cxx,
  * --real-cc, --ccache). 1 when consumed; a bad value sets a->error with a message. */
 int jobenv_arg(struct args *a, struct jobenv_opts *o);
+/* Resolves the project root root (NULL: ".") into out, canonical and absolute. EXIT_OK, or
+ * EXIT_USAGE with a message prefixed with cmd (missing, or not a directory). */
+int jobenv_root(const char *root, struct strbuf *out, const char *cmd);
 /* Fills in the job's own defaults where o has none: a fresh (emptied) cache and a journal
  * in ROOT/.shardcc/STATE/. The strings live in the two buffers. Returns an exit status. */
 int jobenv_state_defaults(struct jobenv_opts *o, const char *state, struct strbuf *cache,

@@ -140,8 +140,18 @@ static int check_tool(const struct wrap *w, const char *var, const char *path)
 static int load_config(struct wrap *w)
 {
     struct wrap_config *c = &w->cfg;
+    /* set by the seat for the compilers it starts: a number 0..99, nothing else */
     const char *depth = getenv("SHARDCC_DEPTH");
-    w->depth = depth ? atoi(depth) : 0;
+    w->depth = 0;
+    if (depth) {
+        size_t n = strspn(depth, "0123456789");
+        if (n == 0 || n > 2 || depth[n])
+            return fail(w, EXIT_USAGE,
+                        "SHARDCC_DEPTH=\"%s\" is not a nesting depth (a number the seat sets for "
+                        "the compilers it starts); unset it",
+                        depth);
+        w->depth = atoi(depth);
+    }
     /* the PYTORCH_NVCC seat runs the nvcc torch would run, where shardcc env names one */
     const char *t = w->realvar ? getenv(w->realvar) : NULL;
     if (!t || !*t)
@@ -158,6 +168,9 @@ static int load_config(struct wrap *w)
     struct strbuf sb = STRBUF_INIT;
     if (plat_realpath(root, &sb) != 0)
         return fail(w, EXIT_USAGE, "SHARDCC_ROOT=\"%s\": %s", root, strerror(errno));
+    if (!plat_is_dir(sb_str(&sb)))
+        return fail(w, EXIT_USAGE, "SHARDCC_ROOT=\"%s\" is not a directory (the project root)",
+                    root);
     c->root = sb_detach(&sb);
     if (plat_getcwd(&sb) != 0)
         return fail(w, EXIT_IO, "cannot read the working directory: %s", strerror(errno));

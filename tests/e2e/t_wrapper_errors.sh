@@ -34,6 +34,20 @@ expect_fail 2 "ccache was not found" env -u SHARDCC_CCACHE PATH="$SHARDCC_BIN:/n
 expect_fail 2 "SHARDCC_REAL_NVCC is not set" env -u SHARDCC_REAL_NVCC shardcc-nvcc -c ../src/a.cu -o a.o
 expect_fail 2 "SHARDCC_ROOT is not set" env -u SHARDCC_ROOT shardcc-nvcc -c ../src/a.cu -o a.o
 SHARDCC_ROOT=/nonexistent/root expect_fail 2 "/nonexistent/root" shardcc-nvcc -c ../src/a.cu -o a.o
+# a root that is a regular file (issue 20: the seat ran nvcc direct, unpartitioned, exit 0;
+# the CLI said "cannot create" with status 4)
+: >"$T/rootfile"
+SHARDCC_ROOT="$T/rootfile" expect_fail 2 'is not a directory (the project root)' \
+    shardcc-nvcc -c ../src/a.cu -o a.o
+expect_fail 2 '--root "'"$T"'/rootfile" is not a directory' shardcc env --root "$T/rootfile"
+expect_fail 2 '--root "'"$T"'/rootfile" is not a directory' \
+    shardcc shard --shard 1/2 --root "$T/rootfile" --artifact "$T/art" -- true
+# garbage in the nesting depth (issue 20: atoi took it, and a negative one stretched the
+# loop guard)
+for d in abc -3 "" 1x; do
+    SHARDCC_DEPTH="$d" expect_fail 2 "SHARDCC_DEPTH=\"$d\" is not a nesting depth" \
+        shardcc-nvcc -c ../src/a.cu -o a.o
+done
 # garbage in SHARDCC_* values
 SHARDCC_SHARD=3/2 expect_fail 2 'SHARDCC_SHARD="3/2"' shardcc-nvcc -c ../src/a.cu -o a.o
 SHARDCC_SHARD=$'1/2\nrm -rf /' expect_fail 2 "SHARDCC_SHARD" shardcc-nvcc -c ../src/a.cu -o a.o
