@@ -8,6 +8,7 @@
 #include "strvec.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -293,6 +294,19 @@ static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n
 int merge_run(const struct merge_opts *o, struct merge_result *res)
 {
     memset(res, 0, sizeof *res);
+    /* what the final rename needs, checked before the work: a name, not a symbolic link */
+    struct stat lst;
+    if (!*o->cache) {
+        report_error(o->cmd, "the cache directory is \"\": name the directory to merge into");
+        return EXIT_USAGE;
+    }
+    if (lstat(o->cache, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        report_error(o->cmd,
+                     "the cache directory \"%s\" is a symbolic link: name a new directory "
+                     "(the merged cache is renamed into place)",
+                     o->cache);
+        return EXIT_USAGE;
+    }
     if (plat_file_exists(o->cache) && !(plat_is_dir(o->cache) && dir_is_empty(o->cache))) {
         report_error(o->cmd,
                      "the cache directory \"%s\" exists and is not empty: merge into a "

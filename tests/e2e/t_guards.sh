@@ -64,6 +64,15 @@ shardcc shard --shard $empty/7 --cell guards --artifact ../other -- sh -c "$BUIL
 grep -q "owned none" "$T/empty.err" || fail "no warning for an empty shard: $(cat "$T/empty.err")"
 expect_eq "empty shard: artifact members" "$(tar --zstd -tf ../other/shard-guards-$empty-of-7.tar.zst | wc -l)" "1"
 
+# a cache name that the final rename cannot take is refused before any work (issue 20:
+# "" merged and then exited 4; a symbolic link, dangling or not, failed after the merge)
+expect_fail 2 'the cache directory is "": name the directory' shardcc merge --cache "" "$A1" "$A2"
+ln -s "$T/nowhere" ../dangling
+expect_fail 2 'the cache directory "../dangling" is a symbolic link' \
+    shardcc merge --cache ../dangling "$A1" "$A2"
+mkdir -p "$T/elsewhere" && ln -s "$T/elsewhere" ../linked
+expect_fail 2 'the cache directory "../linked" is a symbolic link' shardcc merge --cache ../linked "$A1" "$A2"
+
 # guard 2: missing, duplicate, foreign cell, foreign fingerprint
 expect_fail 3 "shard 2 of 2 missing" shardcc merge --cache ../m1 "$A1"
 { [ ! -e ../m1 ]; } || fail "no cache left by a failed merge"
