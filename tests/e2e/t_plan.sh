@@ -67,6 +67,19 @@ expect_fail 3 "made with another plan than the others" \
 shardcc report --artifacts ../art --plan plan.json >"$T/rep.out" || fail "report --plan"
 grep -q "planned s" "$T/rep.out" || fail "report: no planned column: $(cat "$T/rep.out")"
 ok "shardcc report --plan: a planned column"
+# a summary with wrong types is refused, not printed as "every guard passed" with inf% and
+# (null) (issue 20)
+for bad in '"hit_rate": "high"' '"tus": -1' '"misses": [{"key": 7}]' '"wall_seconds": 1e308' \
+    '"hits": 99' '"cell": null'; do
+    python3 - .shardcc/link/summary.json "$T/bad-summary.json" "$bad" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s.update(json.loads("{" + sys.argv[3] + "}"))
+json.dump(s, open(sys.argv[2], "w"))
+PY
+    expect_fail 4 "cannot read the link summary \"$T/bad-summary.json\"" \
+        shardcc report --artifacts ../art --summary "$T/bad-summary.json"
+done
 shardcc local -n 2 --plan plan.json --clean 'rm -rf build' -- ./build.sh >"$T/local.out" 2>"$T/local.err" ||
     fail "local --plan: $(cat "$T/local.err")"
 grep -q "planned s" "$T/local.out" && grep -q "hit rate 100.0% (4/4 TUs)" "$T/local.out" ||
