@@ -5,6 +5,7 @@
 #include "path.h"
 #include "platform.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,19 @@ static void usage(FILE *f)
           f);
 }
 
+/* Standard output written in full, or a message naming why not and EXIT_IO (a printing
+ * command whose output went to a full disk or a closed pipe must not look successful, and
+ * must not fail without a word). rc is the command's own status. */
+static int finish_stdout(const char *name, int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    fprintf(stderr, "shardcc%s%s: cannot write to standard output: %s\n", name ? " " : "",
+            name ? name : "", errno ? strerror(errno) : "write error");
+    return rc == EXIT_OK ? EXIT_IO : rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -48,15 +62,15 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("shardcc %s\n", SHARDCC_VERSION);
-        return EXIT_OK;
+        return finish_stdout(NULL, EXIT_OK);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return EXIT_OK;
+        return finish_stdout(NULL, EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return finish_stdout(commands[i].name, commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "shardcc: unknown command \"%s\" (see shardcc --help)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -75,4 +75,9 @@ expect_fail 2 '--format "xml"' shardcc env --format xml
 expect_fail 2 'unknown option "--bogus"' shardcc classify --bogus -- nvcc -c a.cu -o a.o
 expect_fail 2 'option --root needs a value' shardcc classify --root
 expect_fail 2 '--real-nvcc "/nonexistent/nvcc"' shardcc env --real-nvcc /nonexistent/nvcc
+# standard output that cannot be written (a full disk): status 4 with the reason, for every
+# printing command (issue 20: env and classify exited 4 without a word, --help exited 0)
+for c in "env" "classify -- nvcc -c a.cu -o a.o" "--help" "plan --help" "--version"; do
+    expect_fail 4 "cannot write to standard output: No space left on device" sh -c "shardcc $c >/dev/full"
+done
 summary
