@@ -22,6 +22,8 @@
 #include <string.h>
 
 #define MAX_DEPTH 8
+/* the largest SHARDCC_PLAN file the seat reads (a key and a shard a line: millions of TUs) */
+#define PLAN_SEAT_MAX (64u << 20)
 
 /* the C library the build linked the seat against (CMakeLists.txt: SHARDCC_SEAT_LIBC) */
 #ifndef SHARDCC_SEAT_LIBC
@@ -195,9 +197,10 @@ static int load_config(struct wrap *w)
     }
     const char *plan = getenv("SHARDCC_PLAN");
     if (c->phase == PHASE_SHARD && plan && *plan) {
-        int e = plat_read_file(plan, &w->plan);
+        int e = plat_read_file_max(plan, PLAN_SEAT_MAX, &w->plan);
         if (e)
-            return fail(w, EXIT_USAGE, "SHARDCC_PLAN=\"%s\": %s", plan, strerror(e));
+            return fail(w, EXIT_USAGE, "SHARDCC_PLAN=\"%s\": %s%s", plan, strerror(e),
+                        e == EFBIG ? " (a plan's seat text is at most 64 MiB)" : "");
         int n = plan_count(sb_str(&w->plan));
         if (n != c->count)
             return fail(w, EXIT_USAGE,

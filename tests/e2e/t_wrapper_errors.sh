@@ -75,6 +75,9 @@ expect_fail 2 '--format "xml"' shardcc env --format xml
 expect_fail 2 'unknown option "--bogus"' shardcc classify --bogus -- nvcc -c a.cu -o a.o
 expect_fail 2 'option --root needs a value' shardcc classify --root
 expect_fail 2 '--real-nvcc "/nonexistent/nvcc"' shardcc env --real-nvcc /nonexistent/nvcc
+# a plan without end: read up to its 64 MiB limit, not until memory runs out (issue 20)
+SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN=/dev/zero expect_fail 2 \
+    'SHARDCC_PLAN="/dev/zero": File too large' timeout 60 shardcc-nvcc -c ../src/a.cu -o a.o
 # standard output that cannot be written (a full disk): status 4 with the reason, for every
 # printing command (issue 20: env and classify exited 4 without a word, --help exited 0)
 for c in "env" "classify -- nvcc -c a.cu -o a.o" "--help" "plan --help" "--version"; do
