@@ -112,9 +112,12 @@ static int key_canonical(const char *key)
     }
 }
 
+/* What classify_call promises: a non-TU call runs direct or through ccache; a TU is
+ * cached, stubbed, pinned (shard phase, every shard compiles it) or device code (made in
+ * every job, so its owner is this job's shard); outside the shard phase nothing is stubbed. */
 void fuzz_check_call(const struct call *c, const struct wrap_config *cfg)
 {
-    if (c->kind > KIND_OTHER || c->action > ACTION_DIRECT || !c->reason)
+    if (c->kind > KIND_OTHER || !c->reason)
         fuzz_fail("kind %d, action %d, reason %s", (int)c->kind, (int)c->action,
                   c->reason ? c->reason : "NULL");
     for (size_t i = 0; i < c->argv.n; i++)
@@ -126,15 +129,35 @@ void fuzz_check_call(const struct call *c, const struct wrap_config *cfg)
         fuzz_fail("depfile %s with %zu depfile targets", c->depfile ? c->depfile : "NULL",
                   c->dep_targets.n);
     if (c->kind != KIND_TU) {
-        if (c->key || c->owner || c->depfile || c->action == ACTION_STUB)
-            fuzz_fail("a %s call has a key, owner, depfile or stub", kind_name(c->kind));
+        if (c->action != ACTION_DIRECT && c->action != ACTION_CACHE)
+            fuzz_fail("a %s call with action %d", kind_name(c->kind), (int)c->action);
+        if (c->key || c->owner || c->depfile)
+            fuzz_fail("a %s call has a key, owner or depfile", kind_name(c->kind));
         return;
     }
     if (!c->source || !c->output || !c->key)
         fuzz_fail("a TU without source, output or key");
     if (!key_canonical(c->key))
         fuzz_fail("key \"%s\" is not a canonical root-relative path", c->key);
-    if (cfg->phase != PHASE_SHARD || cfg->count < 1) {
+    int sharding = cfg->phase == PHASE_SHARD && cfg->count > 0;
+    switch (c->action) {
+    case ACTION_DEVICE:
+        if (c->owner != cfg->shard)
+            fuzz_fail("device code owned by %d in shard %d (key \"%s\")", c->owner, cfg->shard,
+                      c->key);
+        return;
+    case ACTION_PIN:
+        if (!sharding || c->owner != cfg->shard)
+            fuzz_fail("a pinned TU owned by %d in shard %d, phase %d", c->owner, cfg->shard,
+                      (int)cfg->phase);
+        return;
+    case ACTION_CACHE:
+    case ACTION_STUB:
+        break;
+    default:
+        fuzz_fail("a TU with action %d", (int)c->action);
+    }
+    if (!sharding) {
         if (c->owner || c->action != ACTION_CACHE)
             fuzz_fail("owner %d, action %s outside the shard phase", c->owner,
                       action_name(c->action));
