@@ -3,6 +3,7 @@
 #include "args.h"
 #include "classify.h"
 #include "cli.h"
+#include "job.h"
 #include "path.h"
 #include "platform.h"
 
@@ -58,14 +59,14 @@ int cmd_classify(int argc, char **argv)
     if (a.error)
         return EXIT_USAGE;
     if (a.i >= argc) {
-        fprintf(stderr, "shardcc classify: no compiler command after -- (see --help)\n");
+        report_error("shardcc classify", "no compiler command after -- (see --help)");
         return EXIT_USAGE;
     }
     struct wrap_config cfg;
     memset(&cfg, 0, sizeof cfg);
     if (shard) {
         if (parse_shard_spec(shard, &cfg.shard, &cfg.count) != 0) {
-            fprintf(stderr, "shardcc classify: --shard \"%s\" is not I/N with 1 <= I <= N\n",
+            report_error("shardcc classify", "--shard \"%s\" is not I/N with 1 <= I <= N",
                     shard);
             return EXIT_USAGE;
         }
@@ -83,12 +84,12 @@ int cmd_classify(int argc, char **argv)
     else if (!strcmp(seat_s, "cc"))
         seat = SEAT_CC;
     else {
-        fprintf(stderr, "shardcc classify: --seat \"%s\" is not nvcc, c++ or cc\n", seat_s);
+        report_error("shardcc classify", "--seat \"%s\" is not nvcc, c++ or cc", seat_s);
         return EXIT_USAGE;
     }
     struct strbuf sb = STRBUF_INIT;
     if (plat_realpath(root && *root ? root : ".", &sb) != 0) {
-        fprintf(stderr, "shardcc classify: --root \"%s\": %s\n", root ? root : ".",
+        report_error("shardcc classify", "--root \"%s\": %s", root ? root : ".",
                 strerror(errno));
         return EXIT_USAGE;
     }
@@ -104,7 +105,7 @@ int cmd_classify(int argc, char **argv)
     struct strbuf err = STRBUF_INIT;
     int rc = classify_call(seat, &cfg, argc - a.i - 1, argv + a.i + 1, &call, &err);
     if (rc) {
-        fprintf(stderr, "shardcc classify: %s\n", sb_str(&err));
+        report_error("shardcc classify", "%s", sb_str(&err));
         return rc;
     }
     json_t *o = json_object();

@@ -26,14 +26,14 @@ int cmd_compare(int argc, char **argv)
     }
     int first = argc > 1 && !strcmp(argv[1], "--") ? 2 : 1;
     if (argc - first != 2) {
-        fprintf(stderr, "shardcc compare: expects two files, A and B (see --help)\n");
+        report_error("shardcc compare", "expects two files, A and B (see --help)");
         return EXIT_USAGE;
     }
     const char *a = argv[first], *b = argv[first + 1];
     struct cmp_result r;
     struct strbuf err = STRBUF_INIT;
     if (compare_files(a, b, &r, &err) != 0) {
-        fprintf(stderr, "shardcc compare: %s\n", sb_str(&err));
+        report_error("shardcc compare", "%s", sb_str(&err));
         sb_release(&err);
         return EXIT_IO;
     }

@@ -13,10 +13,9 @@
 
 static const char usage[] =
     "usage: shardcc env [--shard I/N] [--root DIR] [--cache DIR] [--journal FILE]\n"
-    "                   [--format sh|json] [--host-seat] [--[no-]cuda-home-seat] [--real-nvcc "
-    "PATH]\n"
-    "                   [--relocatable] [--plan FILE] [--pin GLOB]... [--real-cxx PATH]\n"
-    "                   [--real-cc PATH] [--ccache PATH]\n"
+    "                   [--format sh|json] [--host-seat] [--[no-]cuda-home-seat]\n"
+    "                   [--relocatable] [--plan FILE] [--pin GLOB]... [--real-nvcc PATH]\n"
+    "                   [--real-cxx PATH] [--real-cc PATH] [--ccache PATH] [--cuda X.Y]\n"
     "\n"
     "Prints the environment for one job. With --shard I/N (1 <= I <= N): a shard, whose\n"
     "seats compile the TUs shard I owns through ccache and stub the rest. Without it: the\n"
@@ -49,8 +48,7 @@ static const char usage[] =
     "                   then hands the compiler relative paths, so debug info and __FILE__\n"
     "                   differ from an unsharded build's (default: off, CCACHE_BASEDIR unset,\n"
     "                   and every job must run at the same root)\n"
-    "  --real-nvcc, --real-cxx, --real-cc, --ccache PATH\n"
-    "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n"
+    CLI_HELP_TOOLS
     "\n"
     "Sets: SHARDCC_ROOT SHARDCC_PHASE SHARDCC_SHARD SHARDCC_REAL_NVCC SHARDCC_REAL_NVCC_TORCH\n"
     "SHARDCC_REAL_CXX SHARDCC_REAL_CC SHARDCC_CCACHE SHARDCC_JOURNAL PYTORCH_NVCC (the\n"
@@ -98,11 +96,11 @@ int cmd_env(int argc, char **argv)
     if (a.error)
         return EXIT_USAGE;
     if (shard && parse_shard_spec(shard, &o.shard, &o.count) != 0) {
-        fprintf(stderr, "shardcc env: --shard \"%s\" is not I/N with 1 <= I <= N\n", shard);
+        report_error("shardcc env", "--shard \"%s\" is not I/N with 1 <= I <= N", shard);
         return EXIT_USAGE;
     }
     if (strcmp(format, "sh") != 0 && strcmp(format, "json") != 0) {
-        fprintf(stderr, "shardcc env: --format \"%s\" is not sh or json\n", format);
+        report_error("shardcc env", "--format \"%s\" is not sh or json", format);
         return EXIT_USAGE;
     }
     struct jobenv env;

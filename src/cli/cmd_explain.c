@@ -54,7 +54,7 @@ int cmd_explain(int argc, char **argv)
     }
     if (a.error || !mo.ninputs) {
         if (!a.error)
-            fprintf(stderr, CMD ": --artifacts is required (see --help)\n");
+            report_error(CMD, "--artifacts is required (see --help)");
         free(mo.inputs);
         return EXIT_USAGE;
     }
@@ -75,11 +75,10 @@ int cmd_explain(int argc, char **argv)
     if (!rc) {
         int e = jrnl_load(sb_str(&jp), &j);
         if (e) {
-            fprintf(stderr, CMD ": cannot read the journal \"%s\": %s\n", sb_str(&jp), strerror(e));
+            report_error(CMD, "cannot read the journal \"%s\": %s", sb_str(&jp), strerror(e));
             rc = EXIT_IO;
         } else if (j.n == 0) {
-            fprintf(stderr,
-                    CMD ": the journal \"%s\" is empty or missing (has the link job run?)\n",
+            report_error(CMD, "the journal \"%s\" is empty or missing (has the link job run?)",
                     sb_str(&jp));
             rc = EXIT_IO;
         }

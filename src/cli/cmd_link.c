@@ -21,8 +21,10 @@
 
 static const char usage[] =
     "usage: shardcc link --artifacts DIR|FILE... --expect-shards N [--min-hit-rate R]\n"
-    "                    [--cache DIR] [--root DIR] [--journal FILE] [--host-seat]\n"
-    "                    [--allow-partial] [--allow-nondeterministic] -- CMD...\n"
+    "                    [--cache DIR] [--root DIR] [--journal FILE] [--plan FILE]\n"
+    "                    [--host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
+    "                    [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH] [--ccache PATH]\n"
+    "                    [--cuda X.Y] [--allow-partial] [--allow-nondeterministic] -- CMD...\n"
     "\n"
     "Merges the artifacts of shards 1..N (as shardcc merge), then runs CMD (the package's\n"
     "ordinary full build) in the link phase, where every TU compile should be a cache hit\n"
@@ -41,10 +43,10 @@ static const char usage[] =
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
     "  --plan FILE            the shards' plan: refuse artifacts made with another one\n"
-    "  --root, --host-seat, --[no-]cuda-home-seat, --relocatable, --real-nvcc, --real-cxx,\n"
-    "  --real-cc, --ccache:\n"
-    "                   as for shardcc env\n"
-    "  --allow-partial, --allow-nondeterministic: as for shardcc merge\n"
+    "  --root DIR             the project root: the shards' (default: .)\n"
+    CLI_HELP_SEATS CLI_HELP_TOOLS
+    "  --allow-partial, --allow-nondeterministic\n"
+    "                   as for shardcc merge\n"
     "\n"
     "Exit status: 0 ok, 1 the build failed, 2 usage, 3 a guard failed, 4 artifact or I/O.\n";
 
@@ -85,15 +87,15 @@ int cmd_link(int argc, char **argv)
     if (a.error) {
         /* reported */
     } else if (!mo.ninputs) {
-        fprintf(stderr, CMD ": --artifacts is required (see --help)\n");
+        report_error(CMD, "--artifacts is required (see --help)");
     } else if (!expect || (mo.expect = parse_count(expect)) < 1) {
-        fprintf(stderr, CMD ": --expect-shards N is required, N >= 1\n");
+        report_error(CMD, "--expect-shards N is required, N >= 1");
     } else if (*end || min_rate < 0 || min_rate > 1) {
-        fprintf(stderr, CMD ": --min-hit-rate \"%s\" is not a number between 0 and 1\n", rate_s);
+        report_error(CMD, "--min-hit-rate \"%s\" is not a number between 0 and 1", rate_s);
     } else if (a.i >= argc) {
-        fprintf(stderr, CMD ": no build command after -- (see --help)\n");
+        report_error(CMD, "no build command after -- (see --help)");
     } else {
-        rc = EXIT_OK;
+        rc = jobenv_check_cuda(&o, CMD); /* a wrong toolkit, before the merge */
     }
     if (rc) {
         free(mo.inputs);

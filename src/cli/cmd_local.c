@@ -20,9 +20,11 @@
 #define CMD "shardcc local"
 
 static const char usage[] =
-    "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR] [--host-seat]\n"
-    "                     [--[no-]cuda-home-seat] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
-    "                     -- BUILD...\n"
+    "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR]\n"
+    "                     [--min-hit-rate R] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
+    "                     [--host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
+    "                     [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
+    "                     [--ccache PATH] [--cuda X.Y] -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline), then shards 1..N, each\n"
     "after CMD cleaned the build tree (as in a fresh CI job), then the link job, and prints\n"
@@ -30,24 +32,24 @@ static const char usage[] =
     "makespan (slowest shard + link) against the unsharded build. Each build's output goes\n"
     "to ROOT/.shardcc/local/logs/; artifacts to ROOT/.shardcc/local/artifacts/.\n"
     "\n"
-    "  -n N            the number of shards\n"
-    "  --jobs J        build parallelism of one CI job (sets CMAKE_BUILD_PARALLEL_LEVEL,\n"
-    "                  MAX_JOBS and MAKEFLAGS=-jJ)\n"
-    "  --clean CMD     a shell command run before every build to make the tree clean\n"
-    "                  (e.g. 'rm -rf build'); without it builds reuse the tree\n"
-    "  --cell ID       the cell id (default: local)\n"
-    "  --root DIR      the project root (default: .)\n"
-    "  --host-seat     also shard the host C/C++ TUs (CXX/CC)\n"
-    "  --cuda-home-seat, --no-cuda-home-seat\n"
-    "                  seat $CUDA_HOME/bin/nvcc (a shadow CUDA_HOME) always, or never\n"
-    "                  (default: where it is safe; see shardcc env)\n"
-    "  --plan FILE     the shards follow this plan (shardcc plan); the table shows its\n"
-    "                  predicted seconds per shard next to the measured ones\n"
-    "  --pin GLOB      compile the TUs whose key matches GLOB in every shard (repeatable;\n"
-    "                  see shardcc shard)\n"
-    "  --no-baseline   skip the unsharded build\n"
+    "  -n N             the number of shards\n"
+    "  --jobs J         build parallelism of one CI job (sets CMAKE_BUILD_PARALLEL_LEVEL,\n"
+    "                   MAX_JOBS and MAKEFLAGS=-jJ)\n"
+    "  --clean CMD      a shell command run before every build to make the tree clean\n"
+    "                   (e.g. 'rm -rf build'); without it builds reuse the tree\n"
+    "  --cell ID        the cell id (default: local)\n"
+    "  --root DIR       the project root (default: .)\n"
+    "  --min-hit-rate R the link job's threshold, 0..1 (default 0.90)\n"
+    "  --plan FILE      the shards follow this plan (shardcc plan); the table shows its\n"
+    "                   predicted seconds per shard next to the measured ones\n"
+    "  --pin GLOB       compile the TUs whose key matches GLOB in every shard (repeatable;\n"
+    "                   see shardcc shard)\n"
+    "  --no-baseline    skip the unsharded build\n"
+    CLI_HELP_SEATS CLI_HELP_TOOLS
+    "  (every job, shards and link, gets these as given)\n"
     "\n"
-    "Exit status: that of the first step that failed (1 build, 3 guard, 4 I/O), else 0.\n";
+    "Exit status: 0 ok, 1 a build failed, 2 usage, 3 a guard failed, 4 I/O: that of the first\n"
+    "step that failed.\n";
 
 static double now_s(void)
 {
@@ -79,7 +81,8 @@ static int run_logged(char **argv, const char *log)
 }
 
 /* The options shard and link jobs share, then "--" and the build command. */
-static void push_job_tail(struct strvec *v, const char *root, int host_seat, int cuda_home_seat,
+/* fwd: the options both jobs take as given (the tools, --cuda, the seats' switches) */
+static void push_job_tail(struct strvec *v, const char *root, const struct strvec *fwd,
                           const char *plan, char **build, int nbuild)
 {
     sv_push(v, "--root");
@@ -88,10 +91,7 @@ static void push_job_tail(struct strvec *v, const char *root, int host_seat, int
         sv_push(v, "--plan");
         sv_push(v, plan);
     }
-    if (host_seat)
-        sv_push(v, "--host-seat");
-    if (cuda_home_seat)
-        sv_push(v, cuda_home_seat > 0 ? "--cuda-home-seat" : "--no-cuda-home-seat");
+    sv_pushv(v, fwd->v, fwd->n);
     sv_push(v, "--");
     sv_pushv(v, build, (size_t)nbuild);
 }
@@ -135,9 +135,17 @@ int cmd_local(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, CMD, 0};
     const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".", *plan = NULL;
-    int host_seat = 0, cuda_home_seat = 0, baseline = 1;
-    struct strvec pins = STRVEC_INIT;
+    const char *rate = NULL, *val;
+    int baseline = 1;
+    struct strvec pins = STRVEC_INIT, fwd = STRVEC_INIT;
     const char *pin;
+    static const char *const fwd_flags[] = {"--host-seat", "--cuda-home-seat",
+                                            "--no-cuda-home-seat", "--relocatable"};
+    static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc",
+                                             "--ccache", "--cuda"};
+    struct jobenv_opts jo; /* for the cell's CUDA check, before the first build */
+    memset(&jo, 0, sizeof jo);
+    const char **tool[] = {&jo.real_nvcc, &jo.real_cxx, &jo.real_cc, &jo.ccache, &jo.cuda};
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -148,10 +156,25 @@ int cmd_local(int argc, char **argv)
         if (args_value(&a, "-n", &n_s) || args_value(&a, "--jobs", &jobs) ||
             args_value(&a, "--clean", &clean) || args_value(&a, "--cell", &cell) ||
             args_value(&a, "--root", &root) || args_value(&a, "--plan", &plan) ||
-            (args_flag(&a, "--host-seat") && (host_seat = 1)) ||
-            (args_flag(&a, "--cuda-home-seat") && (cuda_home_seat = 1)) ||
-            (args_flag(&a, "--no-cuda-home-seat") && (cuda_home_seat = -1)) ||
+            args_value(&a, "--min-hit-rate", &rate) ||
             (args_flag(&a, "--no-baseline") && !(baseline = 0)))
+            continue;
+        size_t k;
+        for (k = 0; k < sizeof fwd_flags / sizeof *fwd_flags; k++)
+            if (args_flag(&a, fwd_flags[k])) {
+                sv_push(&fwd, fwd_flags[k]);
+                break;
+            }
+        if (k < sizeof fwd_flags / sizeof *fwd_flags)
+            continue;
+        for (k = 0; k < sizeof fwd_values / sizeof *fwd_values; k++)
+            if (args_value(&a, fwd_values[k], &val)) { /* checked by shard and link */
+                sv_push(&fwd, fwd_values[k]);
+                sv_push(&fwd, val);
+                *tool[k] = val;
+                break;
+            }
+        if (k < sizeof fwd_values / sizeof *fwd_values)
             continue;
         if (args_value(&a, "--pin", &pin)) { /* checked by shardcc shard */
             sv_push(&pins, pin);
@@ -164,24 +187,27 @@ int cmd_local(int argc, char **argv)
         return EXIT_USAGE;
     int n = n_s ? parse_count(n_s) : 0;
     if (n < 1 || n > 1000) {
-        fprintf(stderr, CMD ": -n N is required, 1 <= N <= 1000 (a local run of more shards "
-                            "than that is no rehearsal of CI)\n");
+        report_error(CMD, "-n N is required, 1 <= N <= 1000 (a local run of more shards "
+                            "than that is no rehearsal of CI)");
         return EXIT_USAGE;
     }
     if (jobs && atoi(jobs) < 1) {
-        fprintf(stderr, CMD ": --jobs \"%s\" is not a positive number\n", jobs);
+        report_error(CMD, "--jobs \"%s\" is not a positive number", jobs);
         return EXIT_USAGE;
     }
     if (!cell_id_ok(cell)) {
-        fprintf(stderr, CMD ": --cell \"%s\" is not a valid cell id\n", cell);
+        report_error(CMD, "--cell \"%s\" is not a valid cell id", cell);
         return EXIT_USAGE;
     }
     if (a.i >= argc) {
-        fprintf(stderr, CMD ": no build command after -- (see --help)\n");
+        report_error(CMD, "no build command after -- (see --help)");
         return EXIT_USAGE;
     }
     char **build = argv + a.i;
     int nbuild = argc - a.i;
+    int crc = jobenv_check_cuda(&jo, CMD);
+    if (crc)
+        return crc;
     struct strbuf rroot = STRBUF_INIT, self = STRBUF_INIT, work = STRBUF_INIT, arts = STRBUF_INIT,
                   logs = STRBUF_INIT, log = STRBUF_INIT;
     if (jobenv_root(root, &rroot, CMD) != EXIT_OK)
@@ -199,7 +225,7 @@ int cmd_local(int argc, char **argv)
         json_error_t je;
         plan_doc = json_load_file(plan_abs, 0, &je);
         if (!plan_doc || json_integer_value(json_object_get(plan_doc, "n")) != n) {
-            fprintf(stderr, CMD ": --plan \"%s\": %s\n", plan,
+            report_error(CMD, "--plan \"%s\": %s", plan,
                     plan_doc ? "not a plan for -n shards" : je.text);
             json_decref(plan_doc);
             return EXIT_USAGE;
@@ -271,7 +297,7 @@ int cmd_local(int argc, char **argv)
             sv_push(&v, "--pin");
             sv_push(&v, pins.v[k]);
         }
-        push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, plan_abs, build, nbuild);
+        push_job_tail(&v, sb_str(&rroot), &fwd, plan_abs, build, nbuild);
         double t0 = now_s();
         rc = run_logged(sv_argv(&v), sb_str(&log));
         wall[i] = now_s() - t0;
@@ -312,7 +338,11 @@ int cmd_local(int argc, char **argv)
             sv_push(&v, sb_str(&arts));
             sv_push(&v, "--expect-shards");
             sv_push(&v, sb_str(&ns));
-            push_job_tail(&v, sb_str(&rroot), host_seat, cuda_home_seat, plan_abs, build, nbuild);
+            if (rate) {
+                sv_push(&v, "--min-hit-rate");
+                sv_push(&v, rate);
+            }
+            push_job_tail(&v, sb_str(&rroot), &fwd, plan_abs, build, nbuild);
             double t0 = now_s();
             rc = run_logged(sv_argv(&v), sb_str(&log));
             link_wall = now_s() - t0;

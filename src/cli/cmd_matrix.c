@@ -39,7 +39,7 @@ static int expand_dir(const char *dir, struct strvec *files, struct strvec *name
     struct strvec ents = STRVEC_INIT;
     int e = plat_list_dir(dir, &ents);
     if (e) {
-        fprintf(stderr, CMD ": cannot list \"%s\": %s\n", dir, strerror(e));
+        report_error(CMD, "cannot list \"%s\": %s", dir, strerror(e));
         return EXIT_IO;
     }
     size_t before = files->n;
@@ -54,7 +54,7 @@ static int expand_dir(const char *dir, struct strvec *files, struct strvec *name
     }
     sv_clear(&ents);
     if (files->n == before) {
-        fprintf(stderr, CMD ": \"%s\" holds no <name>/package.yml\n", dir);
+        report_error(CMD, "\"%s\" holds no <name>/package.yml", dir);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -91,12 +91,12 @@ int cmd_matrix(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!inputs.n || !cells_path) {
-        fprintf(stderr, CMD ": --packages and --cells are required (see --help)\n");
+        report_error(CMD, "--packages and --cells are required (see --help)");
         sv_clear(&inputs);
         return EXIT_USAGE;
     }
     if (max_jobs < 1) {
-        fprintf(stderr, CMD ": --max-jobs \"%s\" is not a number from 1 to 100000\n", max_s);
+        report_error(CMD, "--max-jobs \"%s\" is not a number from 1 to 100000", max_s);
         sv_clear(&inputs);
         return EXIT_USAGE;
     }
@@ -117,7 +117,7 @@ int cmd_matrix(int argc, char **argv)
     struct package **pkgs = calloc(files.n ? files.n : 1, sizeof *pkgs);
     size_t np = 0;
     if (!rc && (rc = cells_load(cells_path, &cells, &err)))
-        fprintf(stderr, CMD ": %s\n", sb_str(&err));
+        report_error(CMD, "%s", sb_str(&err));
     for (size_t i = 0; i < files.n && !rc; i++) {
         pkgs[np] = calloc(1, sizeof **pkgs);
         rc = package_load(files.v[i], *names.v[i] ? names.v[i] : NULL, pkgs[np], &err);
@@ -125,11 +125,11 @@ int cmd_matrix(int argc, char **argv)
         if (!rc)
             rc = package_check_against(pkgs[np - 1], &cells, &err);
         if (rc)
-            fprintf(stderr, CMD ": %s\n", sb_str(&err));
+            report_error(CMD, "%s", sb_str(&err));
     }
     json_t *plan = NULL;
     if (!rc && (rc = matrix_plan(pkgs, np, &cells, max_jobs, &plan, &err)))
-        fprintf(stderr, CMD ": %s\n", sb_str(&err));
+        report_error(CMD, "%s", sb_str(&err));
     if (!rc) {
         char *s = json_dumps(plan, JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
         size_t nd = json_array_size(json_object_get(plan, "dispatches")), ns = 0, nl = 0;
@@ -139,7 +139,7 @@ int cmd_matrix(int argc, char **argv)
             nl += json_array_size(json_object_get(x, "links"));
         }
         if (puts(s) == EOF || fflush(stdout) != 0) {
-            fprintf(stderr, CMD ": cannot write the plan: %s\n", strerror(errno));
+            report_error(CMD, "cannot write the plan: %s", strerror(errno));
             rc = EXIT_IO;
         } else {
             fprintf(stderr, CMD ": %zu packages, %zu cells, %zu shard jobs in %zu dispatches\n", np,

@@ -62,17 +62,16 @@ int cmd_merge(int argc, char **argv)
     if (a.error) {
         /* reported */
     } else if (!o.cache) {
-        fprintf(stderr, "shardcc merge: --cache DIR is required (see --help)\n");
+        report_error("shardcc merge", "--cache DIR is required (see --help)");
     } else if (expect && (o.expect = parse_count(expect)) < 1) {
-        fprintf(stderr, "shardcc merge: --expect-shards \"%s\" is not a positive number\n", expect);
+        report_error("shardcc merge", "--expect-shards \"%s\" is not a positive number", expect);
     } else if (!o.ninputs) {
-        fprintf(stderr, "shardcc merge: no artifacts given (see --help)\n");
+        report_error("shardcc merge", "no artifacts given (see --help)");
     } else {
         struct merge_result r;
         rc = merge_run(&o, &r);
         if (rc == EXIT_OK)
-            fprintf(stderr,
-                    "shardcc merge: %d/%d shards of cell %s: %zu entries (%zu identical "
+            fprintf(stderr, "shardcc merge: %d/%d shards of cell %s: %zu entries (%zu identical "
                     "duplicates, %zu manifests kept) -> %s\n",
                     r.present, r.count, r.cell, r.added, r.same, r.kept, o.cache);
         free(r.root);

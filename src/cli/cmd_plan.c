@@ -114,7 +114,7 @@ static int read_artifact(const char *path, struct costs *c, int sources)
     struct strbuf err = STRBUF_INIT;
     int rc = artifact_read_manifest(path, &m, &err);
     if (rc) {
-        fprintf(stderr, CMD ": %s\n", sb_str(&err));
+        report_error(CMD, "%s", sb_str(&err));
         sb_release(&err);
         return rc;
     }
@@ -130,9 +130,8 @@ static int read_artifact(const char *path, struct costs *c, int sources)
         double s = json_number_value(json_object_get(t, "seconds"));
         if (d && !strcmp(d, "owned") && json_integer_value(json_object_get(t, "status")) == 0) {
             if (!plan_seconds_ok(s)) {
-                fprintf(stderr,
-                        CMD ": %s: the manifest gives a TU the compile time %g, not a number "
-                            "of seconds from 0 to %.0f (a damaged artifact?)\n",
+                report_error(CMD, "%s: the manifest gives a TU the compile time %g, not a number "
+                            "of seconds from 0 to %.0f (a damaged artifact?)",
                         path, s, PLAN_SECONDS_MAX);
                 json_decref(m);
                 return EXIT_IO;
@@ -149,7 +148,7 @@ static int read_text(const char *path, struct costs *c, int sources)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, CMD ": cannot read \"%s\": %s\n", path, strerror(errno));
+        report_error(CMD, "cannot read \"%s\": %s", path, strerror(errno));
         return EXIT_IO;
     }
     char line[4096];
@@ -159,7 +158,7 @@ static int read_text(const char *path, struct costs *c, int sources)
         struct jrnl j;
         int e = jrnl_load(path, &j);
         if (e) {
-            fprintf(stderr, CMD ": cannot read the journal \"%s\": %s\n", path, strerror(e));
+            report_error(CMD, "cannot read the journal \"%s\": %s", path, strerror(e));
             return EXIT_IO;
         }
         for (size_t k = 0; k < j.n; k++) {
@@ -170,9 +169,8 @@ static int read_text(const char *path, struct costs *c, int sources)
             if (!strcmp(r->action, "cache") && r->status == 0 &&
                 (!r->outcome || strcmp(r->outcome, "hit"))) { /* a compile, not a replay */
                 if (!plan_seconds_ok(s)) {
-                    fprintf(stderr,
-                            CMD ": %s: a record gives a TU the compile time %g, not a number "
-                                "of seconds from 0 to %.0f (a damaged journal?)\n",
+                    report_error(CMD, "%s: a record gives a TU the compile time %g, not a number "
+                                "of seconds from 0 to %.0f (a damaged journal?)",
                             path, s, PLAN_SECONDS_MAX);
                     jrnl_release(&j);
                     return EXIT_IO;
@@ -195,8 +193,7 @@ static int read_text(const char *path, struct costs *c, int sources)
         char *tab = strchr(line, '\t'), *end;
         double s = tab ? strtod(tab + 1, &end) : -1;
         if (!tab || tab == line || end == tab + 1 || *end || !plan_seconds_ok(s)) {
-            fprintf(stderr,
-                    CMD ": %s:%d: expected KEY<TAB>SECONDS (a number from 0 to %.0f), got \"%s\"\n",
+            report_error(CMD, "%s:%d: expected KEY<TAB>SECONDS (a number from 0 to %.0f), got \"%s\"",
                     path, lineno, PLAN_SECONDS_MAX, line);
             rc = EXIT_USAGE;
             break;
@@ -276,11 +273,11 @@ int cmd_plan(int argc, char **argv)
     if (a.error) {
         /* reported */
     } else if (n < 1) {
-        fprintf(stderr, CMD ": -n N is required, 1 <= N <= 100000 (see --help)\n");
+        report_error(CMD, "-n N is required, 1 <= N <= 100000 (see --help)");
     } else if (!latest && strcmp(pick_s, "median")) {
-        fprintf(stderr, CMD ": --pick is median or latest, not \"%s\"\n", pick_s);
+        report_error(CMD, "--pick is median or latest, not \"%s\"", pick_s);
     } else if (!inputs.n && !sources) {
-        fprintf(stderr, CMD ": no input: give artifacts, journals or cost tables, or --sources\n");
+        report_error(CMD, "no input: give artifacts, journals or cost tables, or --sources");
     } else {
         rc = EXIT_OK;
     }
@@ -309,14 +306,14 @@ int cmd_plan(int argc, char **argv)
     }
     if (!rc && sources) {
         if (!plat_is_dir(root)) {
-            fprintf(stderr, CMD ": --root \"%s\" is not a directory\n", root);
+            report_error(CMD, "--root \"%s\" is not a directory", root);
             rc = EXIT_USAGE;
         } else {
             walk_sources(root, "", &c, 0);
         }
     }
     if (!rc && c.n == 0) {
-        fprintf(stderr, CMD ": the inputs name no TU (no owned TU with a compile time)\n");
+        report_error(CMD, "the inputs name no TU (no owned TU with a compile time)");
         rc = EXIT_USAGE;
     }
     char *text = NULL;
@@ -334,11 +331,11 @@ int cmd_plan(int argc, char **argv)
         if (out) {
             int e = plat_write_atomic(out, text, strlen(text));
             if (e) {
-                fprintf(stderr, CMD ": cannot write \"%s\": %s\n", out, strerror(e));
+                report_error(CMD, "cannot write \"%s\": %s", out, strerror(e));
                 rc = EXIT_IO;
             }
         } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
-            fprintf(stderr, CMD ": cannot write the plan: %s\n", strerror(errno));
+            report_error(CMD, "cannot write the plan: %s", strerror(errno));
             rc = EXIT_IO;
         }
     }

@@ -185,7 +185,7 @@ int cmd_report(int argc, char **argv)
                           : !json_is_object(sum) ? "not a JSON object"
                                                  : summary_invalid(sum);
         if (bad) {
-            fprintf(stderr, CMD ": cannot read the link summary \"%s\": %s\n", sb_str(&sp), bad);
+            report_error(CMD, "cannot read the link summary \"%s\": %s", sb_str(&sp), bad);
             json_decref(sum);
             sb_release(&sp);
             free(rows);
@@ -193,7 +193,7 @@ int cmd_report(int argc, char **argv)
             return EXIT_IO;
         }
     } else if (summary) {
-        fprintf(stderr, CMD ": cannot read the link summary \"%s\": %s\n", summary,
+        report_error(CMD, "cannot read the link summary \"%s\": %s", summary,
                 strerror(ENOENT));
         sb_release(&sp);
         free(rows);
@@ -206,7 +206,7 @@ int cmd_report(int argc, char **argv)
     if (plan_path) {
         plan = json_load_file(plan_path, 0, &jerr);
         if (!plan || !json_is_array(json_object_get(plan, "shards"))) {
-            fprintf(stderr, CMD ": cannot read the plan \"%s\": %s\n", plan_path,
+            report_error(CMD, "cannot read the plan \"%s\": %s", plan_path,
                     plan ? "no shards list (made by shardcc plan?)" : jerr.text);
             json_decref(plan);
             json_decref(sum);
@@ -312,7 +312,7 @@ int cmd_report(int argc, char **argv)
     free(cell);
     free(rows);
     if (fflush(stdout) != 0) {
-        fprintf(stderr, CMD ": cannot write the report: %s\n", strerror(errno));
+        report_error(CMD, "cannot write the report: %s", strerror(errno));
         return EXIT_IO;
     }
     return EXIT_OK;

@@ -20,8 +20,10 @@
 
 static const char usage[] =
     "usage: shardcc shard --shard I/N|auto [--count N] --artifact PATH [--cell ID]\n"
-    "                     [--root DIR] [--cache DIR] [--journal FILE] [--host-seat]\n"
-    "                     [--pin GLOB]... [--real-nvcc PATH] ... -- CMD...\n"
+    "                     [--root DIR] [--cache DIR] [--journal FILE] [--pin GLOB]...\n"
+    "                     [--host-seat] [--[no-]cuda-home-seat] [--relocatable] [--plan FILE]\n"
+    "                     [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
+    "                     [--ccache PATH] [--cuda X.Y] -- CMD...\n"
     "\n"
     "Runs CMD (the package's ordinary build) as shard I of N: the seats compile the TUs\n"
     "shard I owns through ccache and stub the others. Then checks the shard guard and writes\n"
@@ -44,9 +46,9 @@ static const char usage[] =
     "  --journal FILE   the seats' journal (default: ROOT/.shardcc/shard-I-of-N/journal.tsv)\n"
     "  --pin GLOB       compile the TUs whose key matches GLOB in every shard (repeatable;\n"
     "                   '*' matches '/' too): the sources of a tool the build runs\n"
-    "  --host-seat, --[no-]cuda-home-seat, --relocatable, --plan, --real-nvcc, --real-cxx,\n"
-    "  --real-cc, --ccache:\n"
-    "                   as for shardcc env\n"
+    "  --plan FILE      a shard plan (shardcc plan): the seats give each key it names to\n"
+    "                   its shard and hash the others\n"
+    CLI_HELP_SEATS CLI_HELP_TOOLS
     "\n"
     "Exit status: 0 ok (also for a shard that owned no TU: a warning and an artifact with no\n"
     "entries), 1 the build failed (no artifact), 2 usage, 3 guard failed (the seat saw no TU\n"
@@ -212,37 +214,36 @@ int cmd_shard(int argc, char **argv)
         return EXIT_USAGE;
     int count_opt = count_s ? parse_count(count_s) : 0;
     if (count_s && count_opt < 1) {
-        fprintf(stderr, CMD ": --count \"%s\" is not a number from 1 to 100000\n", count_s);
+        report_error(CMD, "--count \"%s\" is not a number from 1 to 100000", count_s);
         return EXIT_USAGE;
     }
     if (shard && !strcmp(shard, "auto")) {
         struct strbuf msg = STRBUF_INIT;
         int rc = ci_shard_auto(count_opt, &o.shard, &o.count, &msg);
-        fprintf(stderr, CMD ": %s\n", sb_str(&msg));
+        report_error(CMD, "%s", sb_str(&msg));
         sb_release(&msg);
         if (rc)
             return rc;
     } else if (count_s) {
-        fprintf(stderr, CMD ": --count goes with --shard auto; --shard I/N names the count\n");
+        report_error(CMD, "--count goes with --shard auto; --shard I/N names the count");
         return EXIT_USAGE;
     } else if (!shard || parse_shard_spec(shard, &o.shard, &o.count) != 0) {
-        fprintf(stderr, CMD ": --shard I/N is required, with 1 <= I <= N (got \"%s\")\n",
+        report_error(CMD, "--shard I/N is required, with 1 <= I <= N (got \"%s\")",
                 shard ? shard : "");
         return EXIT_USAGE;
     }
     if (!artifact) {
-        fprintf(stderr, CMD ": --artifact PATH is required (see --help)\n");
+        report_error(CMD, "--artifact PATH is required (see --help)");
         return EXIT_USAGE;
     }
     if (!cell_id_ok(cell)) {
-        fprintf(stderr,
-                CMD ": --cell \"%s\": use letters, digits, '.', '_', '+', '-' (not "
-                    "first '.' or '-')\n",
+        report_error(CMD, "--cell \"%s\": use letters, digits, '.', '_', '+', '-' (not "
+                    "first '.' or '-')",
                 cell);
         return EXIT_USAGE;
     }
     if (a.i >= argc) {
-        fprintf(stderr, CMD ": no build command after -- (see --help)\n");
+        report_error(CMD, "no build command after -- (see --help)");
         return EXIT_USAGE;
     }
     char **build = argv + a.i;
@@ -262,16 +263,15 @@ int cmd_shard(int argc, char **argv)
         int ok = !*dir || plat_is_dir(dir) ||
                  (alen && artifact[alen - 1] == '/' && plat_mkdir_p(dir) == 0);
         if (!ok) {
-            fprintf(stderr, CMD ": the artifact's directory \"%s\" does not exist\n", dir);
+            report_error(CMD, "the artifact's directory \"%s\" does not exist", dir);
             free(dir);
             return EXIT_USAGE;
         }
         free(dir);
     }
     if (path_basename(sb_str(&apath))[0] == '.' || !path_basename(sb_str(&apath))[0]) {
-        fprintf(stderr,
-                CMD ": artifact name \"%s\" starts with '.' (CI uploaders drop hidden "
-                    "files)\n",
+        report_error(CMD, "artifact name \"%s\" starts with '.' (CI uploaders drop hidden "
+                    "files)",
                 sb_str(&apath));
         return EXIT_USAGE;
     }

@@ -1,12 +1,15 @@
 /* shardcc: the command-line tool (the jobs around the seat wrapper). Dispatches to one
  * cmd_<name>() per subcommand; knows the version and where its seat binaries live. */
 #include "cli.h"
+#include "job.h"
 #include "exit_status.h"
 #include "path.h"
+#include "strbuf.h"
 #include "platform.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct command {
@@ -29,7 +32,8 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-    fputs("usage: shardcc [--version] [--help] <command> [--help] [args]\n\n"
+    fputs("usage: shardcc [--version] [--help] <command> [--help] [args]\n"
+          "       shardcc help <command>\n\n"
           "Splits the compiles of one CUDA/C++ build across N CI jobs through ccache and\n"
           "links one ordinary artifact in a final job. Commands:\n",
           f);
@@ -54,6 +58,25 @@ static int finish_stdout(const char *name, int rc)
     return rc == EXIT_OK ? EXIT_IO : rc;
 }
 
+/* Under GitHub Actions every failure (2, 3, 4) carries one ::error: the command's own
+ * (report_error) where it wrote one, else this one, for the few messages printed below the
+ * job layer (an unknown option, an option without its value). */
+static int annotate_failure(const char *name, int rc)
+{
+    static const char *const what[] = {"", "", "a usage or configuration error",
+                                       "a guard failed", "an artifact or I/O error"};
+    const char *ga = getenv("GITHUB_ACTIONS");
+    if (rc >= EXIT_USAGE && rc <= EXIT_IO && report_annotations() == 0 && ga &&
+        !strcmp(ga, "true")) {
+        struct strbuf title = STRBUF_INIT;
+        sb_addf(&title, "shardcc %s", name);
+        report_error(sb_str(&title), "exit status %d (%s): the message just above names the cause",
+                     rc, what[rc]);
+        sb_release(&title);
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -64,13 +87,29 @@ int main(int argc, char **argv)
         printf("shardcc %s\n", SHARDCC_VERSION);
         return finish_stdout(NULL, EXIT_OK);
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "help") && argc == 3) { /* shardcc help CMD: CMD --help */
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (!strcmp(argv[2], commands[i].name)) {
+                char *hargv[] = {argv[2], "--help", NULL};
+                return finish_stdout(commands[i].name, commands[i].fn(2, hargv));
+            }
+        fprintf(stderr, "shardcc help: unknown command \"%s\" (see shardcc --help)\n", argv[2]);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        (!strcmp(argv[1], "help") && argc == 2)) {
         usage(stdout);
         return finish_stdout(NULL, EXIT_OK);
     }
+    if (!strcmp(argv[1], "help")) {
+        fprintf(stderr, "usage: shardcc help [COMMAND]\n");
+        return EXIT_USAGE;
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return finish_stdout(commands[i].name, commands[i].fn(argc - 1, argv + 1));
+        if (!strcmp(argv[1], commands[i].name)) {
+            int rc = finish_stdout(commands[i].name, commands[i].fn(argc - 1, argv + 1));
+            return annotate_failure(commands[i].name, rc);
+        }
     fprintf(stderr, "shardcc: unknown command \"%s\" (see shardcc --help)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -2,6 +2,7 @@
  * Owns the member-name rules and the extraction safety checks; knows nothing of cells or
  * shards (cmd_merge.c checks manifests against each other). */
 #include "artifact.h"
+#include "job.h"
 #include "exit_status.h"
 #include "path.h"
 #include "platform.h"
@@ -491,7 +492,7 @@ int artifact_read_manifests(char **files, size_t n, json_t ***out, const char *c
         struct strbuf err = STRBUF_INIT;
         int rc = artifact_read_manifest(files[i], &(*out)[i], &err);
         if (rc) {
-            fprintf(stderr, "%s: %s\n", cmd, sb_str(&err));
+            report_error(cmd, "%s", sb_str(&err));
             sb_release(&err);
             for (size_t k = 0; k < i; k++)
                 json_decref((*out)[k]);

@@ -73,25 +73,61 @@ int shardcc_bindir(struct strbuf *out)
     return 0;
 }
 
+static int n_annotations;
+
+/* GitHub's workflow-command escaping: the message's %, CR and LF; a property value's also
+ * ':' and ','. Untrusted text (a cell id or key from an artifact) cannot end the command
+ * or start another one. */
+static void gh_escape(struct strbuf *out, const char *s, int property)
+{
+    for (; *s; s++) {
+        if (*s == '%')
+            sb_adds(out, "%25");
+        else if (*s == '\r')
+            sb_adds(out, "%0D");
+        else if (*s == '\n')
+            sb_adds(out, "%0A");
+        else if (property && *s == ':')
+            sb_adds(out, "%3A");
+        else if (property && *s == ',')
+            sb_adds(out, "%2C");
+        else
+            sb_addc(out, *s);
+    }
+}
+
 static void vreport(const char *level, const char *gh, const char *cmd, const char *fmt, va_list ap)
 {
     const char *ga = getenv("GITHUB_ACTIONS");
-    struct strbuf m = STRBUF_INIT;
-    if (ga && strcmp(ga, "true") == 0)
-        sb_adds(&m, gh);
-    sb_addf(&m, "%s: %s", cmd, level);
-    sb_vaddf(&m, fmt, ap);
+    struct strbuf m = STRBUF_INIT, text = STRBUF_INIT;
+    sb_addf(&text, "%s: %s", cmd, level);
+    sb_vaddf(&text, fmt, ap);
+    if (ga && strcmp(ga, "true") == 0) {
+        sb_addf(&m, "::%s title=", gh);
+        gh_escape(&m, cmd, 1);
+        sb_adds(&m, "::");
+        gh_escape(&m, sb_str(&text), 0);
+        n_annotations++;
+    } else {
+        sb_adds(&m, sb_str(&text));
+    }
     sb_addc(&m, '\n');
     fflush(stdout);
     fputs(sb_str(&m), stderr);
     sb_release(&m);
+    sb_release(&text);
+}
+
+int report_annotations(void)
+{
+    return n_annotations;
 }
 
 void report_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport("", "::error::", cmd, fmt, ap);
+    vreport("", "error", cmd, fmt, ap);
     va_end(ap);
 }
 
@@ -99,6 +135,6 @@ void report_warning(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport("warning: ", "::warning::", cmd, fmt, ap);
+    vreport("warning: ", "warning", cmd, fmt, ap);
     va_end(ap);
 }

@@ -18,8 +18,12 @@ int run_build(char **argv, struct strbuf *how);
 /* Directory holding shardcc and its seats (shardcc-nvcc, ...). 0 or an errno. */
 int shardcc_bindir(struct strbuf *out);
 
-/* Prints "::error::" first under GitHub Actions, then "cmd: " and the message. */
+/* Prints "cmd: " and the message on standard error; under GitHub Actions
+ * (GITHUB_ACTIONS=true) as one workflow command, "::error title=CMD::cmd: message", its
+ * text escaped as GitHub asks (%25, %0D, %0A; in the title also %3A, %2C). */
 void report_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void report_warning(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* How many annotations this process wrote. */
+int report_annotations(void);
 
 #endif

@@ -19,10 +19,10 @@ static int pin_arg(struct args *a, struct jobenv_opts *o)
     if (!args_value(a, "--pin", &glob))
         return 0;
     if (!*glob || strchr(glob, ':') || strchr(glob, '\n')) {
-        fprintf(stderr,
-                "%s: --pin \"%s\": a glob of TU keys (source paths relative to the root, "
-                "'*' matching '/' too), not empty and without ':'\n",
-                a->cmd, glob);
+        report_error(a->cmd,
+                     "--pin \"%s\": a glob of TU keys (source paths relative to the root, "
+                     "'*' matching '/' too), not empty and without ':'",
+                     glob);
         a->error = 1;
         return 0;
     }
@@ -37,7 +37,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
     return args_value(a, "--root", &o->root) || args_value(a, "--cache", &o->cache) ||
            args_value(a, "--journal", &o->journal) || args_value(a, "--real-nvcc", &o->real_nvcc) ||
            args_value(a, "--real-cxx", &o->real_cxx) || args_value(a, "--real-cc", &o->real_cc) ||
-           args_value(a, "--ccache", &o->ccache) ||
+           args_value(a, "--ccache", &o->ccache) || args_value(a, "--cuda", &o->cuda) ||
            (args_flag(a, "--host-seat") && (o->host_seat = 1)) ||
            (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1)) ||
            (args_flag(a, "--no-cuda-home-seat") && (o->cuda_home_seat = -1)) ||
@@ -300,6 +300,63 @@ static int cuda_home_auto(const struct toolchain *tc)
     return ok;
 }
 
+/* The cell's CUDA against the toolkit the seats would run: a cell built for one CUDA by
+ * another is a wrong artifact that every other guard passes (the seat resolves nvcc before
+ * the build runs, so a build command that puts another toolkit on PATH does not change it). */
+static int check_cell_cuda(const struct jobenv_opts *o, const struct toolchain *tc,
+                           const char *cmd)
+{
+    if (o->cuda_checked)
+        return EXIT_OK;
+    const char *want = o->cuda, *from = "--cuda";
+    if (!want) {
+        want = getenv("SHARDCC_CELL_CUDA");
+        from = "SHARDCC_CELL_CUDA";
+        if (!want || !*want)
+            return EXIT_OK;
+    }
+    if (cuda_version_matches(want, "0.0") < 0) {
+        report_error(cmd, "%s \"%s\": the cell's CUDA is a release X.Y or X.Y.Z (13.0, 12.8.1)",
+                     from, want);
+        return EXIT_USAGE;
+    }
+    const char *nvccs[] = {tc->nvcc, tc->torch_nvcc};
+    for (size_t i = 0; i < 2; i++) {
+        if (!nvccs[i] || (i && !strcmp(nvccs[i], tc->nvcc)))
+            continue;
+        char *have = nvcc_release(nvccs[i]);
+        int ok = have && cuda_version_matches(want, have) == 1;
+        if (!ok)
+            report_error(cmd,
+                         "the cell's CUDA is %s (%s) but %s, the nvcc this job's %s would run, "
+                         "%s%s: install the cell's toolkit before shardcc starts and name it "
+                         "(--real-nvcc, CUDACXX, CUDA_HOME or PATH); a build command that "
+                         "changes PATH itself comes too late, the seat has resolved nvcc",
+                         want, from, nvccs[i], i ? "PYTORCH_NVCC seat" : "seats",
+                         have ? "is CUDA " : "does not say its version (nvcc --version)",
+                         have ? have : "");
+        free(have);
+        if (!ok)
+            return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int jobenv_check_cuda(struct jobenv_opts *o, const char *cmd)
+{
+    if (!o->cuda && !(getenv("SHARDCC_CELL_CUDA") && *getenv("SHARDCC_CELL_CUDA")))
+        return EXIT_OK;
+    struct toolchain tc;
+    memset(&tc, 0, sizeof tc);
+    int rc = toolchain_find(&tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache,
+                            o->cuda_home_seat > 0);
+    if (!rc)
+        rc = check_cell_cuda(o, &tc, cmd);
+    toolchain_release(&tc);
+    o->cuda_checked = rc == EXIT_OK;
+    return rc;
+}
+
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
 {
     memset(env, 0, sizeof *env);
@@ -325,6 +382,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
 
     rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache,
                         o->cuda_home_seat > 0);
+    if (!rc)
+        rc = check_cell_cuda(o, &env->tc, cmd);
     if (!rc) {
         env->ccache_version = ccache_version(env->tc.ccache);
         rc = check_ccache_version(env->tc.ccache, env->ccache_version, cmd);

@@ -22,6 +22,8 @@ struct jobenv_opts {
     const char *plan;   /* a plan file (shardcc plan), or NULL */
     struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
+    const char *cuda; /* the cell's CUDA release (--cuda, else SHARDCC_CELL_CUDA), or NULL */
+    int cuda_checked; /* jobenv_check_cuda has passed: jobenv_build need not run nvcc again */
 };
 
 struct jobenv {
@@ -38,7 +40,7 @@ struct jobenv {
 
 /* Consumes one of the options every job command shares (--root, --cache, --journal,
  * --host-seat, --cuda-home-seat, --relocatable, --plan, --pin, --real-nvcc, --real-cxx,
- * --real-cc, --ccache). 1 when consumed; a bad value sets a->error with a message. */
+ * --real-cc, --ccache, --cuda). 1 when consumed; a bad value sets a->error with a message. */
 int jobenv_arg(struct args *a, struct jobenv_opts *o);
 /* Resolves the project root root (NULL: ".") into out, canonical and absolute. EXIT_OK, or
  * EXIT_USAGE with a message prefixed with cmd (missing, or not a directory). */
@@ -47,7 +49,12 @@ int jobenv_root(const char *root, struct strbuf *out, const char *cmd);
  * in ROOT/.shardcc/STATE/. The strings live in the two buffers. Returns an exit status. */
 int jobenv_state_defaults(struct jobenv_opts *o, const char *state, struct strbuf *cache,
                           struct strbuf *journal, const char *cmd);
-/* Resolves paths and tools, computes the fingerprint, creates the cache and journal
+/* The cell's CUDA check alone (for a command that does other work before jobenv_build,
+ * so that a wrong toolkit is refused first). Returns an exit status. */
+int jobenv_check_cuda(struct jobenv_opts *o, const char *cmd);
+/* Resolves paths and tools, checks the toolkit against the cell's CUDA (--cuda, else a
+ * non-empty SHARDCC_CELL_CUDA: EXIT_USAGE naming both when nvcc reports another release),
+ * computes the fingerprint, creates the cache and journal
  * directories. Returns an exit status; messages are prefixed with cmd. */
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd);
 /* Sets and unsets the variables in this process (for the builds it starts). */

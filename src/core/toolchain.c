@@ -3,6 +3,7 @@
  * One digest of every program that does real work, computed once per job: faster than
  * ccache's per-call "content" check and it covers cicc and ptxas, which that does not. */
 #include "toolchain.h"
+#include "job.h"
 #include "path.h"
 #include "platform.h"
 
@@ -118,7 +119,7 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
         free(r);
         if (given[i] && !r) {
             sb_release(&home);
-            fprintf(stderr, "shardcc: %s \"%s\" is not an executable file (or is a shardcc seat)\n",
+            report_error("shardcc", "%s \"%s\" is not an executable file (or is a shardcc seat)",
                     flag[i], given[i]);
             return 2;
         }
@@ -131,19 +132,19 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
     tc->cc = first_real(c, sizeof c / sizeof c[0]);
     tc->ccache = first_real(ca, sizeof ca / sizeof ca[0]);
     sb_release(&home);
-    if (!tc->nvcc)
-        return fprintf(stderr, "shardcc: no real nvcc found (looked at SHARDCC_REAL_NVCC, "
-                               "CUDACXX, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin); "
-                               "pass --real-nvcc PATH\n"),
-               2;
-    if (!tc->cxx || !tc->cc)
-        return fprintf(stderr, "shardcc: no host C/C++ compiler found (CXX, CC, c++, cc on "
-                               "PATH); pass --real-cxx/--real-cc\n"),
-               2;
-    if (!tc->ccache)
-        return fprintf(stderr, "shardcc: ccache not found on PATH (install it: apt-get install "
-                               "ccache), or pass --ccache PATH\n"),
-               2;
+    const char *missing = !tc->nvcc ? "no real nvcc found (looked at SHARDCC_REAL_NVCC, "
+                                      "CUDACXX, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin); "
+                                      "pass --real-nvcc PATH"
+                          : !tc->cxx || !tc->cc
+                              ? "no host C/C++ compiler found (CXX, CC, c++, cc on PATH); pass "
+                                "--real-cxx/--real-cc"
+                          : !tc->ccache ? "ccache not found on PATH (install it: apt-get install "
+                                          "ccache), or pass --ccache PATH"
+                                        : NULL;
+    if (missing) {
+        report_error("shardcc", "%s", missing);
+        return 2;
+    }
     return 0;
 }
 
@@ -175,7 +176,7 @@ static int hash_file(XXH3_state_t *st, const char *label, const char *path)
         if (r < 0) {
             int e = errno;
             close(fd);
-            fprintf(stderr, "shardcc: fingerprint: cannot read \"%s\": %s\n", path, strerror(e));
+            report_error("shardcc", "fingerprint: cannot read \"%s\": %s", path, strerror(e));
             return 4;
         }
         if (r == 0)
@@ -334,4 +335,50 @@ char *ccache_version(const char *ccache)
     }
     sb_release(&out);
     return v ? v : xstrdup("unknown");
+}
+
+char *nvcc_release(const char *nvcc)
+{
+    struct strbuf out = STRBUF_INIT;
+    char *argv[] = {(char *)nvcc, "--version", NULL};
+    int st = plat_run_capture(argv, &out);
+    char *v = NULL;
+    const char *p = st == 0 ? strstr(sb_str(&out), "release ") : NULL;
+    if (p) {
+        const char *full = strstr(p, ", V");
+        const char *s = full ? full + 3 : p + 8;
+        size_t n = strspn(s, "0123456789.");
+        if (n && s[0] != '.')
+            v = xstrndup(s, n);
+    }
+    sb_release(&out);
+    return v;
+}
+
+/* "X.Y" or "X.Y.Z": 2 or 3 non-empty runs of at most 4 digits; the count, or 0 */
+static int version_parts(const char *v)
+{
+    int parts = 0;
+    for (const char *s = v;; s++) {
+        size_t n = strspn(s, "0123456789");
+        if (n == 0 || n > 4)
+            return 0;
+        parts++;
+        s += n;
+        if (*s == '\0')
+            return parts >= 2 && parts <= 3 ? parts : 0;
+        if (*s != '.')
+            return 0;
+    }
+}
+
+int cuda_version_matches(const char *want, const char *release)
+{
+    int w = version_parts(want);
+    if (!w)
+        return -1;
+    size_t n = strlen(want);
+    if (strncmp(want, release, n) != 0)
+        return 0;
+    return release[n] == '\0' || (w == 2 && release[n] == '.');
 }

@@ -39,6 +39,13 @@ void toolchain_release(struct toolchain *tc);
  * own, resolved): a script on PATH that execs the toolkit's nvcc is that toolkit. */
 int toolchain_same_toolkit(const struct toolchain *tc);
 
+/* The CUDA release nvcc reports ("13.0.88" from "release 13.0, V13.0.88"; "13.0" when only
+ * the release is printed), allocated; NULL when nvcc cannot be run or prints neither. */
+char *nvcc_release(const char *nvcc);
+/* Whether want ("X.Y" or "X.Y.Z", digits and dots) names release ("X.Y.Z" or "X.Y"): X.Y
+ * matches any X.Y.*; X.Y.Z matches only X.Y.Z. 1, 0, or -1 when want is not such a version. */
+int cuda_version_matches(const char *want, const char *release);
+
 /* "4.7.5" from `ccache --version` (allocated; "unknown" when it cannot be read). */
 char *ccache_version(const char *ccache);
 
