@@ -21,7 +21,7 @@ static const char usage[] =
     "  seat     nvcc | c++ | cc\n"
     "  kind     tu | probe | info | other\n"
     "  action   cache (ccache + real compiler) | stub | direct (real compiler, no cache) |\n"
-    "           pin (a --pin TU: every shard) | device (device code only: -fatbin, -ptx,\n"
+    "           pin (a pinned TU, SHARDCC_PIN: every shard) | device (device code only: -fatbin, -ptx,\n"
     "           -cubin, -optix-ir, -ltoir; every job, through the seat's store)\n"
     "  reason   why this kind\n"
     "  source, key, output, depfile, owner (null when not applicable)\n"
@@ -32,7 +32,9 @@ static const char usage[] =
     "  --seat S      the seat (default: nvcc when COMPILER's name contains \"nvcc\", cc for\n"
     "                cc/gcc/clang, else c++)\n"
     "NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS are folded in as the wrapper does.\n"
-    "Exit status: 0 ok, 2 usage error (bad option, unreadable options file).\n";
+    "\n"
+    "Exit status: 0 ok, 2 usage error (bad option, unreadable options file), 4 standard\n"
+    "output could not be written.\n";
 
 static json_t *str_or_null(const char *s)
 {

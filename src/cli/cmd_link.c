@@ -103,6 +103,23 @@ int cmd_link(int argc, char **argv)
     }
     char **build = argv + a.i;
 
+    /* an earlier link job's summary must not outlive this one: whatever fails below,
+     * shardcc report then says the link job has not finished (not an older result) */
+    struct strbuf sp = STRBUF_INIT;
+    rc = jobenv_root(o.root, &sp, CMD);
+    if (rc) {
+        free(mo.inputs);
+        return rc;
+    }
+    sb_adds(&sp, "/.shardcc/link/summary.json");
+    int ue = plat_unlink(sb_str(&sp));
+    if (ue) {
+        report_error(CMD, "cannot remove the earlier summary \"%s\": %s", sb_str(&sp),
+                     strerror(ue));
+        free(mo.inputs);
+        return EXIT_IO;
+    }
+
     struct strbuf dcache = STRBUF_INIT, djournal = STRBUF_INIT;
     rc = jobenv_state_defaults(&o, "link", &dcache, &djournal, CMD);
     if (rc) {
@@ -251,15 +268,16 @@ int cmd_link(int argc, char **argv)
             free(files[i]);
         free(files);
     }
-    /* what shardcc report reads: ROOT/.shardcc/link/summary.json */
-    struct strbuf sp = STRBUF_INIT;
-    sb_addf(&sp, "%s/.shardcc/link/summary.json", env.root);
+    /* what shardcc report reads: ROOT/.shardcc/link/summary.json (path from above) */
     json_t *sum =
         json_pack("{s:s, s:i, s:i, s:f, s:f, s:f, s:I, s:I, s:I, s:o, s:i}", "cell", mr.cell,
                   "present", mr.present, "count", mr.count, "wall_seconds", wall, "hit_rate", rate,
                   "min_hit_rate", min_rate, "tus", (json_int_t)s.tu, "hits", (json_int_t)s.hits,
                   "stubs", (json_int_t)s.stubbed, "misses", miss_list, "status", rc);
     json_object_set_new(sum, "device", json_integer((json_int_t)s.device));
+    char *run = ci_run_id();
+    json_object_set_new(sum, "run", run ? json_string(run) : json_null());
+    free(run);
     json_object_set_new(sum, "time",
                         json_pack("{s:f, s:f, s:f, s:f}", "configure", jt.configure, "compiles",
                                   jt.compiles, "links", jt.links, "other", jt.other));

@@ -45,7 +45,9 @@ static const char usage[] =
     "The plan (JSON, the same bytes for the same input): format, n, assign (key -> shard),\n"
     "cost (key -> seconds), and the predicted makespans of the plan and of the hash\n"
     "partition against the ideal max(total / N, longest TU). Give it to every shard job\n"
-    "with shardcc shard --plan FILE; keys it lacks fall back to the hash partition.\n"
+    "(the plan option of shardcc shard and link); keys it lacks fall back to the hash\n"
+    "partition.\n"
+    "\n"
     "Exit status: 0 ok, 2 usage, 4 an unreadable input or output.\n";
 
 struct measure {

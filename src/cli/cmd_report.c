@@ -200,6 +200,28 @@ int cmd_report(int argc, char **argv)
         free(cell);
         return EXIT_IO;
     }
+    /* a summary of another cell or an earlier run is not this link job's result: say so and
+     * report the link job as not finished, never "every guard passed" from it */
+    if (sum) {
+        const char *scell = json_string_value(json_object_get(sum, "cell"));
+        const char *srun = json_string_value(json_object_get(sum, "run"));
+        char *run = ci_run_id();
+        const char *why = NULL;
+        if (!scell || strcmp(scell, cell) != 0)
+            why = "another cell's";
+        else if (run && (!srun || strcmp(srun, run) != 0))
+            why = "an earlier run's";
+        if (why) {
+            report_warning(CMD,
+                           "\"%s\" is %s link summary (cell %s, run %s; these artifacts are "
+                           "cell %s%s%s): ignored, the link job of this cell has not finished",
+                           sb_str(&sp), why, scell ? scell : "?", srun ? srun : "none", cell,
+                           run ? ", run " : "", run ? run : "");
+            json_decref(sum);
+            sum = NULL;
+        }
+        free(run);
+    }
     sb_release(&sp);
 
     json_t *plan = NULL;

@@ -220,7 +220,10 @@ int cmd_shard(int argc, char **argv)
     if (shard && !strcmp(shard, "auto")) {
         struct strbuf msg = STRBUF_INIT;
         int rc = ci_shard_auto(count_opt, &o.shard, &o.count, &msg);
-        report_error(CMD, "%s", sb_str(&msg));
+        if (rc) /* the error, or where the numbers came from */
+            report_error(CMD, "%s", sb_str(&msg));
+        else
+            fprintf(stderr, CMD ": %s\n", sb_str(&msg));
         sb_release(&msg);
         if (rc)
             return rc;

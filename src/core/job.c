@@ -138,3 +138,24 @@ void report_warning(const char *cmd, const char *fmt, ...)
     vreport("warning: ", "warning", cmd, fmt, ap);
     va_end(ap);
 }
+
+char *ci_run_id(void)
+{
+    const char *v = getenv("SHARDCC_RUN_ID");
+    if (v && *v)
+        return xstrdup(v);
+    v = getenv("GITHUB_RUN_ID");
+    if (v && *v) {
+        const char *att = getenv("GITHUB_RUN_ATTEMPT");
+        struct strbuf sb = STRBUF_INIT;
+        sb_addf(&sb, "github-%s-%s", v, att && *att ? att : "1");
+        return sb_detach(&sb);
+    }
+    v = getenv("CI_PIPELINE_ID");
+    if (v && *v) {
+        struct strbuf sb = STRBUF_INIT;
+        sb_addf(&sb, "gitlab-%s", v);
+        return sb_detach(&sb);
+    }
+    return NULL;
+}

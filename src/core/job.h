@@ -23,6 +23,10 @@ int shardcc_bindir(struct strbuf *out);
  * text escaped as GitHub asks (%25, %0D, %0A; in the title also %3A, %2C). */
 void report_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void report_warning(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* This CI run's id, for telling this run's files from an earlier one's: SHARDCC_RUN_ID,
+ * else GitHub's GITHUB_RUN_ID-GITHUB_RUN_ATTEMPT, else GitLab's CI_PIPELINE_ID; NULL when
+ * none is set. Allocated. */
+char *ci_run_id(void);
 /* How many annotations this process wrote. */
 int report_annotations(void);
 

@@ -52,6 +52,26 @@ SHARDCC_CELL_CUDA=$release shardcc link --artifacts art --expect-shards 2 -- sh 
 grep -q 'hit rate 100.0% (1/1 TUs)' "$T/link.err" || fail "link: $(cat "$T/link.err")"
 ok "the cell's own CUDA ($release): 2 shards and the link job, hit rate 100.0% (1/1 TUs)"
 
+# an honest report: the summary is this cell's and this run's (the link above ran with no
+# run id; runs are told apart by SHARDCC_RUN_ID, GitHub's GITHUB_RUN_ID-GITHUB_RUN_ATTEMPT)
+shardcc report --artifacts art >"$T/rep.out" 2>&1
+grep -q 'every guard passed' "$T/rep.out" || fail "report after a green link: $(cat "$T/rep.out")"
+ok "report after the green link job: every guard passed"
+SHARDCC_RUN_ID=run-7 SHARDCC_CELL_CUDA=$release shardcc link --artifacts art --expect-shards 2 -- sh -c "$build" >/dev/null 2>&1 ||
+    fail "link of run 7"
+SHARDCC_RUN_ID=run-8 shardcc report --artifacts art >"$T/rep.out" 2>&1
+grep -q "an earlier run's link summary (cell default, run run-7" "$T/rep.out" &&
+    grep -q 'the link job has not finished' "$T/rep.out" && ! grep -q 'every guard passed' "$T/rep.out" ||
+    fail "report of run 8 over run 7's summary: $(cat "$T/rep.out")"
+ok "report in another run ignores run 7's summary: the link job has not finished"
+rc=0
+SHARDCC_RUN_ID=run-8 shardcc link --artifacts art --expect-shards 2 -- sh -c 'exit 5' >/dev/null 2>&1 || rc=$?
+expect_eq "a link job whose build fails" "$rc" 1
+SHARDCC_RUN_ID=run-8 shardcc report --artifacts art >"$T/rep.out" 2>&1
+grep -q 'the link job has not finished (no summary)' "$T/rep.out" && ! grep -q 'every guard passed' "$T/rep.out" ||
+    fail "report after a failed link build: $(cat "$T/rep.out")"
+ok "report after a failed link build: no summary (the earlier one was removed), not 'every guard passed'"
+
 # annotations: one ::error with a title, its text escaped (a value with %, CR, LF and a
 # workflow command in it stays on one line and starts nothing)
 export GITHUB_ACTIONS=true
