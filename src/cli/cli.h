@@ -7,17 +7,17 @@
 #include "version.h"
 
 /* The help of the options every job command (env, shard, link, local) shares, one text. */
-#define CLI_HELP_SEATS                                                                          \
-    "  --host-seat      also put shardcc-c++/shardcc-cc in CXX/CC (shard the host TUs)\n"    \
-    "  --cuda-home-seat, --no-cuda-home-seat\n"                                                \
-    "                   always, or never, seat $CUDA_HOME/bin/nvcc through a shadow toolkit\n" \
-    "                   (default: where it is safe; see shardcc env --help)\n"                 \
-    "  --relocatable    set CCACHE_BASEDIR=ROOT: jobs may run at different paths (objects\n"   \
+#define CLI_HELP_SEATS                                                                             \
+    "  --host-seat      also put shardcc-c++/shardcc-cc in CXX/CC (shard the host TUs)\n"          \
+    "  --cuda-home-seat, --no-cuda-home-seat\n"                                                    \
+    "                   always, or never, seat $CUDA_HOME/bin/nvcc through a shadow toolkit\n"     \
+    "                   (default: where it is safe; see shardcc env --help)\n"                     \
+    "  --relocatable    set CCACHE_BASEDIR=ROOT: jobs may run at different paths (objects\n"       \
     "                   then differ from an unsharded build's; see shardcc env)\n"
-#define CLI_HELP_TOOLS                                                                          \
-    "  --real-nvcc PATH, --real-cxx PATH, --real-cc PATH, --ccache PATH\n"                     \
-    "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n" \
-    "  --cuda X.Y       the cell's CUDA release (default: SHARDCC_CELL_CUDA when set): exit 2\n"\
+#define CLI_HELP_TOOLS                                                                             \
+    "  --real-nvcc PATH, --real-cxx PATH, --real-cc PATH, --ccache PATH\n"                         \
+    "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n"     \
+    "  --cuda X.Y       the cell's CUDA release (default: SHARDCC_CELL_CUDA when set): exit 2\n"   \
     "                   when the nvcc the seats would run reports another (nvcc --version)\n"
 
 int cmd_env(int argc, char **argv);

@@ -21,7 +21,8 @@ static const char usage[] =
     "  seat     nvcc | c++ | cc\n"
     "  kind     tu | probe | info | other\n"
     "  action   cache (ccache + real compiler) | stub | direct (real compiler, no cache) |\n"
-    "           pin (a pinned TU, SHARDCC_PIN: every shard) | device (device code only: -fatbin, -ptx,\n"
+    "           pin (a pinned TU, SHARDCC_PIN: every shard) | device (device code only: -fatbin, "
+    "-ptx,\n"
     "           -cubin, -optix-ir, -ltoir; every job, through the seat's store)\n"
     "  reason   why this kind\n"
     "  source, key, output, depfile, owner (null when not applicable)\n"
@@ -68,8 +69,7 @@ int cmd_classify(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     if (shard) {
         if (parse_shard_spec(shard, &cfg.shard, &cfg.count) != 0) {
-            report_error("shardcc classify", "--shard \"%s\" is not I/N with 1 <= I <= N",
-                    shard);
+            report_error("shardcc classify", "--shard \"%s\" is not I/N with 1 <= I <= N", shard);
             return EXIT_USAGE;
         }
         cfg.phase = PHASE_SHARD;
@@ -91,8 +91,7 @@ int cmd_classify(int argc, char **argv)
     }
     struct strbuf sb = STRBUF_INIT;
     if (plat_realpath(root && *root ? root : ".", &sb) != 0) {
-        report_error("shardcc classify", "--root \"%s\": %s", root ? root : ".",
-                strerror(errno));
+        report_error("shardcc classify", "--root \"%s\": %s", root ? root : ".", strerror(errno));
         return EXIT_USAGE;
     }
     cfg.root = sb_detach(&sb);

@@ -47,9 +47,7 @@ static const char usage[] =
     "  --relocatable    set CCACHE_BASEDIR=ROOT: jobs may run at different paths, but ccache\n"
     "                   then hands the compiler relative paths, so debug info and __FILE__\n"
     "                   differ from an unsharded build's (default: off, CCACHE_BASEDIR unset,\n"
-    "                   and every job must run at the same root)\n"
-    CLI_HELP_TOOLS
-    "\n"
+    "                   and every job must run at the same root)\n" CLI_HELP_TOOLS "\n"
     "Sets: SHARDCC_ROOT SHARDCC_PHASE SHARDCC_SHARD SHARDCC_REAL_NVCC SHARDCC_REAL_NVCC_TORCH\n"
     "SHARDCC_REAL_CXX SHARDCC_REAL_CC SHARDCC_CCACHE SHARDCC_JOURNAL PYTORCH_NVCC (the\n"
     "shardcc-nvcc-torch seat: it runs the nvcc torch would run, $CUDA_HOME/bin/nvcc)\n"

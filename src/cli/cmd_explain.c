@@ -79,7 +79,7 @@ int cmd_explain(int argc, char **argv)
             rc = EXIT_IO;
         } else if (j.n == 0) {
             report_error(CMD, "the journal \"%s\" is empty or missing (has the link job run?)",
-                    sb_str(&jp));
+                         sb_str(&jp));
             rc = EXIT_IO;
         }
     }

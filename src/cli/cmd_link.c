@@ -43,9 +43,8 @@ static const char usage[] =
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
     "  --plan FILE            the shards' plan: refuse artifacts made with another one\n"
-    "  --root DIR             the project root: the shards' (default: .)\n"
-    CLI_HELP_SEATS CLI_HELP_TOOLS
-    "  --allow-partial, --allow-nondeterministic\n"
+    "  --root DIR             the project root: the shards' (default: .)\n" CLI_HELP_SEATS
+        CLI_HELP_TOOLS "  --allow-partial, --allow-nondeterministic\n"
     "                   as for shardcc merge\n"
     "\n"
     "Exit status: 0 ok, 1 the build failed, 2 usage, 3 a guard failed, 4 artifact or I/O.\n";

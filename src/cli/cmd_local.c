@@ -44,8 +44,7 @@ static const char usage[] =
     "                   predicted seconds per shard next to the measured ones\n"
     "  --pin GLOB       compile the TUs whose key matches GLOB in every shard (repeatable;\n"
     "                   see shardcc shard)\n"
-    "  --no-baseline    skip the unsharded build\n"
-    CLI_HELP_SEATS CLI_HELP_TOOLS
+    "  --no-baseline    skip the unsharded build\n" CLI_HELP_SEATS CLI_HELP_TOOLS
     "  (every job, shards and link, gets these as given)\n"
     "\n"
     "Exit status: 0 ok, 1 a build failed, 2 usage, 3 a guard failed, 4 I/O: that of the first\n"
@@ -141,8 +140,8 @@ int cmd_local(int argc, char **argv)
     const char *pin;
     static const char *const fwd_flags[] = {"--host-seat", "--cuda-home-seat",
                                             "--no-cuda-home-seat", "--relocatable"};
-    static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc",
-                                             "--ccache", "--cuda"};
+    static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc", "--ccache",
+                                             "--cuda"};
     struct jobenv_opts jo; /* for the cell's CUDA check, before the first build */
     memset(&jo, 0, sizeof jo);
     const char **tool[] = {&jo.real_nvcc, &jo.real_cxx, &jo.real_cc, &jo.ccache, &jo.cuda};
@@ -188,7 +187,7 @@ int cmd_local(int argc, char **argv)
     int n = n_s ? parse_count(n_s) : 0;
     if (n < 1 || n > 1000) {
         report_error(CMD, "-n N is required, 1 <= N <= 1000 (a local run of more shards "
-                            "than that is no rehearsal of CI)");
+                          "than that is no rehearsal of CI)");
         return EXIT_USAGE;
     }
     if (jobs && atoi(jobs) < 1) {
@@ -226,7 +225,7 @@ int cmd_local(int argc, char **argv)
         plan_doc = json_load_file(plan_abs, 0, &je);
         if (!plan_doc || json_integer_value(json_object_get(plan_doc, "n")) != n) {
             report_error(CMD, "--plan \"%s\": %s", plan,
-                    plan_doc ? "not a plan for -n shards" : je.text);
+                         plan_doc ? "not a plan for -n shards" : je.text);
             json_decref(plan_doc);
             return EXIT_USAGE;
         }

@@ -71,7 +71,8 @@ int cmd_merge(int argc, char **argv)
         struct merge_result r;
         rc = merge_run(&o, &r);
         if (rc == EXIT_OK)
-            fprintf(stderr, "shardcc merge: %d/%d shards of cell %s: %zu entries (%zu identical "
+            fprintf(stderr,
+                    "shardcc merge: %d/%d shards of cell %s: %zu entries (%zu identical "
                     "duplicates, %zu manifests kept) -> %s\n",
                     r.present, r.count, r.cell, r.added, r.same, r.kept, o.cache);
         free(r.root);

@@ -132,9 +132,10 @@ static int read_artifact(const char *path, struct costs *c, int sources)
         double s = json_number_value(json_object_get(t, "seconds"));
         if (d && !strcmp(d, "owned") && json_integer_value(json_object_get(t, "status")) == 0) {
             if (!plan_seconds_ok(s)) {
-                report_error(CMD, "%s: the manifest gives a TU the compile time %g, not a number "
-                            "of seconds from 0 to %.0f (a damaged artifact?)",
-                        path, s, PLAN_SECONDS_MAX);
+                report_error(CMD,
+                             "%s: the manifest gives a TU the compile time %g, not a number "
+                             "of seconds from 0 to %.0f (a damaged artifact?)",
+                             path, s, PLAN_SECONDS_MAX);
                 json_decref(m);
                 return EXIT_IO;
             }
@@ -171,9 +172,10 @@ static int read_text(const char *path, struct costs *c, int sources)
             if (!strcmp(r->action, "cache") && r->status == 0 &&
                 (!r->outcome || strcmp(r->outcome, "hit"))) { /* a compile, not a replay */
                 if (!plan_seconds_ok(s)) {
-                    report_error(CMD, "%s: a record gives a TU the compile time %g, not a number "
-                                "of seconds from 0 to %.0f (a damaged journal?)",
-                            path, s, PLAN_SECONDS_MAX);
+                    report_error(CMD,
+                                 "%s: a record gives a TU the compile time %g, not a number "
+                                 "of seconds from 0 to %.0f (a damaged journal?)",
+                                 path, s, PLAN_SECONDS_MAX);
                     jrnl_release(&j);
                     return EXIT_IO;
                 }
@@ -195,8 +197,9 @@ static int read_text(const char *path, struct costs *c, int sources)
         char *tab = strchr(line, '\t'), *end;
         double s = tab ? strtod(tab + 1, &end) : -1;
         if (!tab || tab == line || end == tab + 1 || *end || !plan_seconds_ok(s)) {
-            report_error(CMD, "%s:%d: expected KEY<TAB>SECONDS (a number from 0 to %.0f), got \"%s\"",
-                    path, lineno, PLAN_SECONDS_MAX, line);
+            report_error(CMD,
+                         "%s:%d: expected KEY<TAB>SECONDS (a number from 0 to %.0f), got \"%s\"",
+                         path, lineno, PLAN_SECONDS_MAX, line);
             rc = EXIT_USAGE;
             break;
         }

@@ -193,8 +193,7 @@ int cmd_report(int argc, char **argv)
             return EXIT_IO;
         }
     } else if (summary) {
-        report_error(CMD, "cannot read the link summary \"%s\": %s", summary,
-                strerror(ENOENT));
+        report_error(CMD, "cannot read the link summary \"%s\": %s", summary, strerror(ENOENT));
         sb_release(&sp);
         free(rows);
         free(cell);
@@ -229,7 +228,7 @@ int cmd_report(int argc, char **argv)
         plan = json_load_file(plan_path, 0, &jerr);
         if (!plan || !json_is_array(json_object_get(plan, "shards"))) {
             report_error(CMD, "cannot read the plan \"%s\": %s", plan_path,
-                    plan ? "no shards list (made by shardcc plan?)" : jerr.text);
+                         plan ? "no shards list (made by shardcc plan?)" : jerr.text);
             json_decref(plan);
             json_decref(sum);
             free(rows);

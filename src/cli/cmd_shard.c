@@ -47,9 +47,7 @@ static const char usage[] =
     "  --pin GLOB       compile the TUs whose key matches GLOB in every shard (repeatable;\n"
     "                   '*' matches '/' too): the sources of a tool the build runs\n"
     "  --plan FILE      a shard plan (shardcc plan): the seats give each key it names to\n"
-    "                   its shard and hash the others\n"
-    CLI_HELP_SEATS CLI_HELP_TOOLS
-    "\n"
+    "                   its shard and hash the others\n" CLI_HELP_SEATS CLI_HELP_TOOLS "\n"
     "Exit status: 0 ok (also for a shard that owned no TU: a warning and an artifact with no\n"
     "entries), 1 the build failed (no artifact), 2 usage, 3 guard failed (the seat saw no TU\n"
     "compile: the build bypassed it; or the shard owned TUs but cached no result), 4 I/O.\n";
@@ -232,7 +230,7 @@ int cmd_shard(int argc, char **argv)
         return EXIT_USAGE;
     } else if (!shard || parse_shard_spec(shard, &o.shard, &o.count) != 0) {
         report_error(CMD, "--shard I/N is required, with 1 <= I <= N (got \"%s\")",
-                shard ? shard : "");
+                     shard ? shard : "");
         return EXIT_USAGE;
     }
     if (!artifact) {
@@ -240,9 +238,10 @@ int cmd_shard(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!cell_id_ok(cell)) {
-        report_error(CMD, "--cell \"%s\": use letters, digits, '.', '_', '+', '-' (not "
-                    "first '.' or '-')",
-                cell);
+        report_error(CMD,
+                     "--cell \"%s\": use letters, digits, '.', '_', '+', '-' (not "
+                     "first '.' or '-')",
+                     cell);
         return EXIT_USAGE;
     }
     if (a.i >= argc) {
@@ -273,9 +272,10 @@ int cmd_shard(int argc, char **argv)
         free(dir);
     }
     if (path_basename(sb_str(&apath))[0] == '.' || !path_basename(sb_str(&apath))[0]) {
-        report_error(CMD, "artifact name \"%s\" starts with '.' (CI uploaders drop hidden "
-                    "files)",
-                sb_str(&apath));
+        report_error(CMD,
+                     "artifact name \"%s\" starts with '.' (CI uploaders drop hidden "
+                     "files)",
+                     sb_str(&apath));
         return EXIT_USAGE;
     }
 

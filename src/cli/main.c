@@ -63,8 +63,8 @@ static int finish_stdout(const char *name, int rc)
  * job layer (an unknown option, an option without its value). */
 static int annotate_failure(const char *name, int rc)
 {
-    static const char *const what[] = {"", "", "a usage or configuration error",
-                                       "a guard failed", "an artifact or I/O error"};
+    static const char *const what[] = {"", "", "a usage or configuration error", "a guard failed",
+                                       "an artifact or I/O error"};
     const char *ga = getenv("GITHUB_ACTIONS");
     if (rc >= EXIT_USAGE && rc <= EXIT_IO && report_annotations() == 0 && ga &&
         !strcmp(ga, "true")) {

@@ -303,8 +303,7 @@ static int cuda_home_auto(const struct toolchain *tc)
 /* The cell's CUDA against the toolkit the seats would run: a cell built for one CUDA by
  * another is a wrong artifact that every other guard passes (the seat resolves nvcc before
  * the build runs, so a build command that puts another toolkit on PATH does not change it). */
-static int check_cell_cuda(const struct jobenv_opts *o, const struct toolchain *tc,
-                           const char *cmd)
+static int check_cell_cuda(const struct jobenv_opts *o, const struct toolchain *tc, const char *cmd)
 {
     if (o->cuda_checked)
         return EXIT_OK;
@@ -322,7 +321,7 @@ static int check_cell_cuda(const struct jobenv_opts *o, const struct toolchain *
     }
     const char *nvccs[] = {tc->nvcc, tc->torch_nvcc};
     for (size_t i = 0; i < 2; i++) {
-        if (!nvccs[i] || (i && !strcmp(nvccs[i], tc->nvcc)))
+        if (!nvccs[i] || (i && tc->nvcc && !strcmp(nvccs[i], tc->nvcc)))
             continue;
         char *have = nvcc_release(nvccs[i]);
         int ok = have && cuda_version_matches(want, have) == 1;
@@ -344,7 +343,8 @@ static int check_cell_cuda(const struct jobenv_opts *o, const struct toolchain *
 
 int jobenv_check_cuda(struct jobenv_opts *o, const char *cmd)
 {
-    if (!o->cuda && !(getenv("SHARDCC_CELL_CUDA") && *getenv("SHARDCC_CELL_CUDA")))
+    const char *cell = getenv("SHARDCC_CELL_CUDA");
+    if (!o->cuda && !(cell && *cell))
         return EXIT_OK;
     struct toolchain tc;
     memset(&tc, 0, sizeof tc);

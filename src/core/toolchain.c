@@ -120,7 +120,7 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
         if (given[i] && !r) {
             sb_release(&home);
             report_error("shardcc", "%s \"%s\" is not an executable file (or is a shardcc seat)",
-                    flag[i], given[i]);
+                         flag[i], given[i]);
             return 2;
         }
     }
