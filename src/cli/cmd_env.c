@@ -79,6 +79,7 @@ int cmd_env(int argc, char **argv)
     struct args a = {argc, argv, 1, "shardcc env", 0};
     struct jobenv_opts o;
     memset(&o, 0, sizeof o);
+    o.print_only = 1; /* a printing command: the cache and journal directories come later */
     const char *shard = NULL, *format = "sh";
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {

@@ -401,7 +401,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     }
     char *jdir = parent_dir(env->journal);
     const char *dirs[] = {jdir, env->cache};
-    for (size_t i = 0; i < 2; i++) {
+    /* shardcc env creates the journal's directory only for the plan it writes there */
+    for (size_t i = 0; i < (o->print_only ? (o->plan && o->count ? 1u : 0u) : 2u); i++) {
         int e = plat_mkdir_p(dirs[i]);
         if (e) {
             report_error(cmd, "cannot create \"%s\": %s", dirs[i], strerror(e));

@@ -23,6 +23,8 @@ struct jobenv_opts {
     struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
     const char *cuda; /* the cell's CUDA release (--cuda, else SHARDCC_CELL_CUDA), or NULL */
+    int print_only;   /* shardcc env: create no cache or journal directory (ccache and the
+                         seat make them when the build runs) */
     int cuda_checked; /* jobenv_check_cuda has passed: jobenv_build need not run nvcc again */
 };
 

@@ -538,6 +538,20 @@ static int journal_finish(const struct wrap *w, int fd, const char *path,
     return status == EXIT_OK ? EXIT_IO : status;
 }
 
+/* Opens the journal for appending, creating its directory when it is missing (shardcc env
+ * prints the environment without creating anything; the first seat call makes it). */
+static int open_journal(const char *path, int *fd)
+{
+    int e = plat_open_append(path, fd);
+    const char *slash = strrchr(path, '/');
+    if (e != ENOENT || !slash || slash == path)
+        return e;
+    char *dir = xstrndup(path, (size_t)(slash - path));
+    e = plat_mkdir_p(dir);
+    free(dir);
+    return e ? e : plat_open_append(path, fd);
+}
+
 /* Appends a link's record to the journal: through fd when the caller opened it already
  * (the compiler seats open it before the call), else SHARDCC_JOURNAL's, if there is one. */
 static int journal_link(const struct wrap *w, int fd, const char *hollow, const char *output,
@@ -547,7 +561,7 @@ static int journal_link(const struct wrap *w, int fd, const char *hollow, const 
     if (!path || !*path)
         return status;
     if (fd < 0) {
-        int e = plat_open_append(path, &fd);
+        int e = open_journal(path, &fd);
         if (e) {
             fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", path, strerror(e));
             return status == EXIT_OK ? EXIT_IO : status;
@@ -773,7 +787,7 @@ int main(int argc, char **argv)
         return rc;
     int journal_fd = -1;
     if (w.journal) { /* opened before the compile: fail before it, not after it */
-        int e = plat_open_append(w.journal, &journal_fd);
+        int e = open_journal(w.journal, &journal_fd);
         if (e)
             return fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal,
                         strerror(e));

@@ -5,6 +5,15 @@ cd "$T"
 mkdir -p src build
 printf '__global__ void k(void) {}\n' >src/a.cu
 eval "$(shardcc env --root . --shard 2/2)" # src/a.cu is owned by shard 2 of 2
+# a printing command creates no cache or journal directory (issue 19); the first seat call
+# makes the journal's, ccache the cache
+[ ! -e .shardcc/cache ] && [ ! -e .shardcc/journal.tsv ] || fail "shardcc env created $(ls .shardcc)"
+ok "shardcc env created neither the cache nor the journal"
+mkdir -p "$T/first" && printf '__global__ void f(void) {}\n' >"$T/first/f.cu"
+SHARDCC_JOURNAL="$T/new/dir/journal.tsv" "$CUDACXX" -c "$T/first/f.cu" -o "$T/first/f.o" ||
+    fail "the first seat call with a journal in a missing directory"
+[ -s "$T/new/dir/journal.tsv" ] || fail "no journal written"
+ok "the first seat call creates the journal's directory"
 cd build
 
 # recursion: the real-compiler variable points back at the seat
@@ -59,8 +68,10 @@ expect_fail 2 "nests deeper" shardcc-nvcc --options-file self.rsp -c ../src/a.cu
 # an endless options file: read up to the 64 MiB limit, not until memory runs out
 expect_fail 2 'options file "/dev/zero" is larger than 64 MiB' \
     timeout 60 shardcc-nvcc --options-file /dev/zero -c ../src/a.cu -o a.o
-# the journal cannot be written: the compile's success does not hide it
-SHARDCC_JOURNAL=/nonexistent/dir/journal.tsv expect_fail 4 "/nonexistent/dir/journal.tsv" \
+# the journal cannot be written (its directory would be under a regular file): the
+# compile's success does not hide it
+: >"$T/notadir"
+SHARDCC_JOURNAL="$T/notadir/dir/journal.tsv" expect_fail 4 "$T/notadir/dir/journal.tsv\": Not a directory" \
     shardcc-nvcc -c ../src/a.cu -o a.o
 # an unknown program name and a bare shardcc-wrap
 ln -sf "$SHARDCC_BIN/shardcc-wrap" weird-name
