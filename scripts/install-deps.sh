@@ -11,7 +11,7 @@ PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libxxhash-dev libjansson-
       libarchive-dev libyaml-dev libzstd-dev zstd musl-tools)
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
 [ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 file clang clang-format clang-tidy cppcheck
-                              libclang-rt-14-dev shellcheck)
+                              libclang-rt-14-dev shellcheck groff-base zsh)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then

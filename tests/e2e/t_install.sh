@@ -30,4 +30,47 @@ for c in env classify shard merge link local compare; do
     { "$T/p/bin/shardcc" $c --help | grep -q "^usage: shardcc $c"; } || fail "shardcc $c --help"
     ok "shardcc $c --help"
 done
+# man pages, generated from docs/*.md, installed and rendering without a groff warning
+for page in man1/shardcc.1 man1/shardcc-shard.1 man1/shardcc-link.1 man1/shardcc-env.1 man1/shardcc-wrap.1 \
+    man5/shardcc-journal.5 man5/shardcc-artifact.5; do
+    f="$T/p/share/man/$page"
+    [ -s "$f" ] || fail "$f is not installed"
+    warn=$(groff -K utf8 -man -t -Tutf8 -ww -Wbreak -z "$f" 2>&1)
+    [ -z "$warn" ] || fail "$page: $warn"
+done
+n=$(find "$T/p/share/man" -type f | wc -l)
+[ "$n" -ge 15 ] || fail "only $n man pages installed"
+ok "$n man pages installed, rendering without warnings"
+groff -K utf8 -man -t -Tutf8 "$T/p/share/man/man1/shardcc-shard.1" 2>/dev/null | grep -q -- '--cuda X.Y' ||
+    fail "shardcc-shard(1) lacks the synopsis' --cuda"
+ok "shardcc-shard(1) carries the doc's synopsis"
+expect_eq "shardcc help shard is shardcc shard --help" "$("$T/p/bin/shardcc" help shard | md5sum)" \
+    "$("$T/p/bin/shardcc" shard --help | md5sum)"
+
+# bash completion from the commands' --help
+bc="$T/p/share/bash-completion/completions/shardcc"
+[ -s "$bc" ] || fail "$bc is not installed"
+complete_bash() { (
+    # shellcheck source=/dev/null
+    . "$bc"
+    COMP_WORDS=("$@")
+    COMP_CWORD=$(($# - 1))
+    COMPREPLY=()
+    _shardcc
+    printf '%s\n' "${COMPREPLY[@]}" | sort -u | tr '\n' ' '
+); }
+expect_eq "bash: shardcc sh<TAB>" "$(complete_bash shardcc sh)" "shard "
+expect_eq "bash: shardcc shard --cu<TAB>" "$(complete_bash shardcc shard --cu)" "--cuda --cuda-home-seat "
+expect_eq "bash: shardcc env --format <TAB>" "$(complete_bash shardcc env --format '')" "json sh "
+expect_eq "bash: shardcc report --format <TAB>" "$(complete_bash shardcc report --format '')" "markdown text "
+expect_eq "bash: shardcc help lo<TAB>" "$(complete_bash shardcc help lo)" "local "
+expect_eq "bash: after --, a command" "$(complete_bash shardcc link -- cmak | tr ' ' '\n' | grep -c '^cmake$')" 1
+# zsh completion, typed into an interactive zsh
+zc="$T/p/share/zsh/site-functions/_shardcc"
+[ -s "$zc" ] || fail "$zc is not installed"
+zsh -n "$zc" || fail "$zc: zsh finds a syntax error"
+screen=$(timeout 30 zsh -f "$SHARDCC_SRC/tests/e2e/completion/zsh_complete.zsh" "$(dirname "$zc")" "shardcc sha" "$T/zc1" | tr -d '\r')
+case "$screen" in *"shardcc shard "*) ok "zsh: shardcc sha<TAB> -> shardcc shard" ;; *) fail "zsh: shardcc sha<TAB>: $screen" ;; esac
+screen=$(timeout 30 zsh -f "$SHARDCC_SRC/tests/e2e/completion/zsh_complete.zsh" "$(dirname "$zc")" "shardcc env --for" "$T/zc2" | tr -d '\r')
+case "$screen" in *"shardcc env --format "*) ok "zsh: shardcc env --for<TAB> -> --format" ;; *) fail "zsh: shardcc env --for<TAB>: $screen" ;; esac
 summary
