@@ -14,6 +14,11 @@
 
 #define RSP_MAX_DEPTH 16
 #define RSP_MAX_BYTES (64u << 20)
+/* All options files of one call together (a file naming the next one ten times stays
+ * within the depth limit and would expand without end): files read, and the bytes of the
+ * arguments they hold. */
+#define RSP_MAX_FILES 4096
+#define RSP_MAX_TOTAL_BYTES (64u << 20)
 
 struct canon {
     const struct opt_table *table;
@@ -21,6 +26,7 @@ struct canon {
     const char *cwd;
     struct strvec *out;
     struct strbuf *err;
+    size_t files, bytes; /* options files read so far, and their arguments' bytes */
 };
 
 static int expand(struct canon *c, int argc, char *const *argv, int depth, const char *from);
@@ -50,9 +56,25 @@ int options_file_read(const char *cwd, const char *file, int depth, const char *
 
 static int expand_file(struct canon *c, const char *file, int depth, const char *from)
 {
+    if (++c->files > RSP_MAX_FILES) {
+        sb_addf(c->err,
+                "options files expand without end: more than %d read for one call (the last "
+                "one \"%s\"%s%s)",
+                RSP_MAX_FILES, file, from ? ", named in " : "", from ? from : "");
+        return EXIT_USAGE;
+    }
     struct strvec args = STRVEC_INIT;
     int rc = options_file_read(c->cwd, file, depth, from, c->seat == SEAT_NVCC ? RSP_NVCC : RSP_GCC,
                                &args, c->err);
+    for (size_t k = 0; !rc && k < args.n; k++)
+        c->bytes += strlen(args.v[k]) + 1;
+    if (!rc && c->bytes > RSP_MAX_TOTAL_BYTES) {
+        sb_addf(c->err,
+                "options files expand to more than %u MiB of arguments for one call (the last "
+                "one read \"%s\")",
+                RSP_MAX_TOTAL_BYTES >> 20, file);
+        rc = EXIT_USAGE;
+    }
     if (!rc)
         rc = expand(c, (int)args.n, sv_argv(&args), depth + 1, file);
     sv_clear(&args);
@@ -183,7 +205,7 @@ static void shadow_rewrite_all(const struct wrap_config *cfg, struct strvec *v)
 int canon_argv(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
                struct strvec *out, struct strbuf *err)
 {
-    struct canon c = {seat_table(seat), seat, cfg->cwd, out, err};
+    struct canon c = {seat_table(seat), seat, cfg->cwd, out, err, 0, 0};
     int rc;
     if (seat == SEAT_NVCC && cfg->prepend && *cfg->prepend) {
         struct strvec pre = STRVEC_INIT;

@@ -68,6 +68,21 @@ expect_fail 2 "nests deeper" shardcc-nvcc --options-file self.rsp -c ../src/a.cu
 # an endless options file: read up to the 64 MiB limit, not until memory runs out
 expect_fail 2 'options file "/dev/zero" is larger than 64 MiB' \
     timeout 60 shardcc-nvcc --options-file /dev/zero -c ../src/a.cu -o a.o
+# options files that fan out (each names the next one ten times, 16 levels: within the
+# depth limit, 10^15 files) and options files whose total is too large: the total is
+# capped, in the seat and in classify (issue 20: both expanded without end)
+for i in $(seq 0 14); do
+    : >"fan$i"
+    for _ in 1 2 3 4 5 6 7 8 9 10; do echo "--options-file fan$((i + 1))" >>"fan$i"; done
+done
+echo "-DX" >fan15
+expect_fail 2 "options files expand without end: more than 4096 read for one call" \
+    timeout 60 shardcc-nvcc --options-file fan0 -c ../src/a.cu -o a.o
+expect_fail 2 "options files expand without end" timeout 60 shardcc classify -- nvcc --options-file fan0 -c ../src/a.cu -o a.o
+python3 -c "open('big.rsp', 'w').write(('-D' + 'A' * 60 + ' ') * 100000)"
+for _ in $(seq 20); do echo "--options-file big.rsp"; done >bigs.rsp
+expect_fail 2 "options files expand to more than 64 MiB of arguments for one call" \
+    timeout 60 shardcc-nvcc --options-file bigs.rsp -c ../src/a.cu -o a.o
 # the journal cannot be written (its directory would be under a regular file): the
 # compile's success does not hide it
 : >"$T/notadir"
