@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "explain.h"
 #include "job.h"
+#include "platform.h"
 #include "merge.h"
 
 #include <errno.h>
@@ -75,7 +76,7 @@ int cmd_explain(int argc, char **argv)
     if (!rc) {
         int e = jrnl_load(sb_str(&jp), &j);
         if (e) {
-            report_error(CMD, "cannot read the journal \"%s\": %s", sb_str(&jp), strerror(e));
+            report_error(CMD, "cannot read the journal \"%s\": %s", sb_str(&jp), plat_strerror(e));
             rc = EXIT_IO;
         } else if (j.n == 0) {
             report_error(CMD, "the journal \"%s\" is empty or missing (has the link job run?)",

@@ -183,7 +183,8 @@ int cmd_link(int argc, char **argv)
     free(mr.plan);
     int e = plat_unlink(env.journal);
     if (e) {
-        report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal, strerror(e));
+        report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal,
+                     plat_strerror(e));
         return EXIT_IO;
     }
     fprintf(stderr, CMD ": running the build in the link phase\n");
@@ -202,7 +203,7 @@ int cmd_link(int argc, char **argv)
     struct jrnl j;
     e = jrnl_load(env.journal, &j);
     if (e) {
-        report_error(CMD, "cannot read the journal \"%s\": %s", env.journal, strerror(e));
+        report_error(CMD, "cannot read the journal \"%s\": %s", env.journal, plat_strerror(e));
         return EXIT_IO;
     }
     struct jstats s;
@@ -283,7 +284,7 @@ int cmd_link(int argc, char **argv)
     char *text = json_dumps(sum, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     e = plat_write_atomic(sb_str(&sp), text, strlen(text));
     if (e)
-        report_warning(CMD, "cannot write \"%s\": %s", sb_str(&sp), strerror(e));
+        report_warning(CMD, "cannot write \"%s\": %s", sb_str(&sp), plat_strerror(e));
     free(text);
     json_decref(sum);
     sb_release(&sp);

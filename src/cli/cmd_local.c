@@ -222,7 +222,7 @@ int cmd_local(int argc, char **argv)
         sb_release(&cwd);
         plan_abs = sb_str(&planbuf);
         json_error_t je;
-        plan_doc = json_load_file(plan_abs, 0, &je);
+        plan_doc = json_file_load(plan_abs, JSON_FILE_MAX, &je);
         if (!plan_doc || json_integer_value(json_object_get(plan_doc, "n")) != n) {
             report_error(CMD, "--plan \"%s\": %s", plan,
                          plan_doc ? "not a plan for -n shards" : je.text);
@@ -240,7 +240,7 @@ int cmd_local(int argc, char **argv)
     if (!e)
         e = plat_mkdir_p(sb_str(&logs));
     if (e) {
-        report_error(CMD, "cannot prepare \"%s\": %s", sb_str(&work), strerror(e));
+        report_error(CMD, "cannot prepare \"%s\": %s", sb_str(&work), plat_strerror(e));
         return EXIT_IO;
     }
     if (!clean)
@@ -395,7 +395,8 @@ int cmd_local(int argc, char **argv)
         printf("total compile time over the shards: %.1f s\n", total_comp);
         struct strbuf sp = STRBUF_INIT;
         sb_addf(&sp, "%s/.shardcc/link/summary.json", sb_str(&rroot));
-        json_t *sum = link_wall > 0 ? json_load_file(sb_str(&sp), 0, NULL) : NULL;
+        json_error_t sje;
+        json_t *sum = link_wall > 0 ? json_file_load(sb_str(&sp), JSON_FILE_MAX, &sje) : NULL;
         struct jtime jt;
         if (sum && jtime_of_summary(sum, &jt) == 0) {
             struct strbuf tl = STRBUF_INIT;

@@ -39,7 +39,7 @@ static int expand_dir(const char *dir, struct strvec *files, struct strvec *name
     struct strvec ents = STRVEC_INIT;
     int e = plat_list_dir(dir, &ents);
     if (e) {
-        report_error(CMD, "cannot list \"%s\": %s", dir, strerror(e));
+        report_error(CMD, "cannot list \"%s\": %s", dir, plat_strerror(e));
         return EXIT_IO;
     }
     size_t before = files->n;

@@ -149,9 +149,14 @@ static int read_artifact(const char *path, struct costs *c, int sources)
 
 static int read_text(const char *path, struct costs *c, int sources)
 {
-    FILE *f = fopen(path, "r");
+    int fd, e = plat_open_regular(path, &fd); /* never a FIFO or a device */
+    FILE *f = e ? NULL : fdopen(fd, "r");
     if (!f) {
-        report_error(CMD, "cannot read \"%s\": %s", path, strerror(errno));
+        if (!e) {
+            e = errno;
+            plat_close(fd);
+        }
+        report_error(CMD, "cannot read \"%s\": %s", path, plat_strerror(e));
         return EXIT_IO;
     }
     char line[4096];
@@ -161,7 +166,7 @@ static int read_text(const char *path, struct costs *c, int sources)
         struct jrnl j;
         int e = jrnl_load(path, &j);
         if (e) {
-            report_error(CMD, "cannot read the journal \"%s\": %s", path, strerror(e));
+            report_error(CMD, "cannot read the journal \"%s\": %s", path, plat_strerror(e));
             return EXIT_IO;
         }
         for (size_t k = 0; k < j.n; k++) {
@@ -336,7 +341,7 @@ int cmd_plan(int argc, char **argv)
         if (out) {
             int e = plat_write_atomic(out, text, strlen(text));
             if (e) {
-                report_error(CMD, "cannot write \"%s\": %s", out, strerror(e));
+                report_error(CMD, "cannot write \"%s\": %s", out, plat_strerror(e));
                 rc = EXIT_IO;
             }
         } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {

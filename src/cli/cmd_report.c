@@ -180,7 +180,7 @@ int cmd_report(int argc, char **argv)
     json_error_t jerr;
     json_t *sum = NULL;
     if (plat_file_exists(sb_str(&sp))) {
-        sum = json_load_file(sb_str(&sp), 0, &jerr);
+        sum = json_file_load(sb_str(&sp), JSON_FILE_MAX, &jerr);
         const char *bad = !sum                   ? jerr.text
                           : !json_is_object(sum) ? "not a JSON object"
                                                  : summary_invalid(sum);
@@ -225,7 +225,7 @@ int cmd_report(int argc, char **argv)
 
     json_t *plan = NULL;
     if (plan_path) {
-        plan = json_load_file(plan_path, 0, &jerr);
+        plan = json_file_load(plan_path, JSON_FILE_MAX, &jerr);
         if (!plan || !json_is_array(json_object_get(plan, "shards"))) {
             report_error(CMD, "cannot read the plan \"%s\": %s", plan_path,
                          plan ? "no shards list (made by shardcc plan?)" : jerr.text);

@@ -291,7 +291,8 @@ int cmd_shard(int argc, char **argv)
         return rc;
     int e = plat_unlink(env.journal);
     if (e) {
-        report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal, strerror(e));
+        report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal,
+                     plat_strerror(e));
         return EXIT_IO;
     }
     struct cache_entry *ents;
@@ -322,7 +323,7 @@ int cmd_shard(int argc, char **argv)
     struct jrnl j;
     e = jrnl_load(env.journal, &j);
     if (e) {
-        report_error(CMD, "cannot read the journal \"%s\": %s", env.journal, strerror(e));
+        report_error(CMD, "cannot read the journal \"%s\": %s", env.journal, plat_strerror(e));
         return EXIT_IO;
     }
     struct jstats s;

@@ -52,7 +52,16 @@ int plat_open_append(const char *path, int *fd);
 int plat_append_fd(int fd, const void *data, size_t len);
 /* Closes a descriptor from plat_open_append. 0 or an errno. */
 int plat_close(int fd);
-/* Reads a whole file. 0 or an errno. */
+/* Not an errno: a path that names a FIFO, a device or a socket where a file is expected.
+ * plat_strerror names it; strerror does not. */
+#define PLAT_ENOTREG 0x10000
+/* strerror, and PLAT_ENOTREG's reason. */
+const char *plat_strerror(int e);
+/* Opens path for reading only when it is a regular file: the open does not block (a FIFO
+ * without a writer) and nothing is read from a device before it is refused. 0 and the
+ * descriptor (blocking, close-on-exec), EISDIR, PLAT_ENOTREG or another errno. */
+int plat_open_regular(const char *path, int *fd);
+/* Reads a whole regular file (plat_open_regular). 0 or an errno. */
 int plat_read_file(const char *path, struct strbuf *out);
 /* The same, stopping with EFBIG once more than max bytes would have been read. */
 int plat_read_file_max(const char *path, size_t max, struct strbuf *out);

@@ -234,6 +234,29 @@ int plat_append_record(const char *path, const void *data, size_t len)
     return rc ? rc : e;
 }
 
+const char *plat_strerror(int e)
+{
+    return e == PLAT_ENOTREG ? "not a regular file (a FIFO, a device or a socket)" : strerror(e);
+}
+
+int plat_open_regular(const char *path, int *fd)
+{
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (*fd < 0)
+        return errno;
+    struct stat st;
+    int e = fstat(*fd, &st) != 0                                          ? errno
+            : S_ISDIR(st.st_mode)                                         ? EISDIR
+            : !S_ISREG(st.st_mode)                                        ? PLAT_ENOTREG
+            : fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) != 0 ? errno
+                                                                          : 0;
+    if (e) {
+        close(*fd);
+        *fd = -1;
+    }
+    return e;
+}
+
 int plat_read_file(const char *path, struct strbuf *out)
 {
     return plat_read_file_max(path, SIZE_MAX, out);
@@ -241,9 +264,10 @@ int plat_read_file(const char *path, struct strbuf *out)
 
 int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
+    int fd;
+    int e0 = plat_open_regular(path, &fd);
+    if (e0)
+        return e0;
     char buf[65536];
     for (;;) {
         ssize_t r = read(fd, buf, sizeof buf);

@@ -159,8 +159,8 @@ static const char *arch_err(struct archive *a)
     int e = archive_errno(a);
     if (!m)
         m = "unknown libarchive error";
-    if (e > 0 && !strstr(m, strerror(e)))
-        snprintf(buf, sizeof buf, "%s: %s", m, strerror(e));
+    if (e > 0 && !strstr(m, plat_strerror(e)))
+        snprintf(buf, sizeof buf, "%s: %s", m, plat_strerror(e));
     else
         snprintf(buf, sizeof buf, "%s", m);
     return buf;
@@ -243,6 +243,14 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
 
 static struct archive *open_reader(const char *path, struct strbuf *err)
 {
+    /* a FIFO or a device is refused before libarchive opens it (it would block or read
+     * without end) */
+    int fd, e = plat_open_regular(path, &fd);
+    if (e) {
+        sb_addf(err, "%s: cannot open: %s", path, plat_strerror(e));
+        return NULL;
+    }
+    plat_close(fd);
     struct archive *a = archive_read_new();
     archive_read_support_filter_zstd(a);
     archive_read_support_format_tar(a);

@@ -249,11 +249,17 @@ static void index_tables_last(struct member *m, size_t n)
 
 static int zip_members(const char *path, struct member **out, size_t *n, struct strbuf *err)
 {
+    *out = NULL;
+    *n = 0;
+    int fd, e = plat_open_regular(path, &fd);
+    if (e) {
+        sb_addf(err, "%s: %s", path, plat_strerror(e));
+        return -1;
+    }
+    plat_close(fd);
     struct archive *a = archive_read_new();
     archive_read_support_format_zip(a);
     size_t alloc = 0;
-    *out = NULL;
-    *n = 0;
     if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
         sb_addf(err, "%s: %s", path, archive_error_string(a));
         archive_read_free(a);
@@ -402,12 +408,12 @@ int compare_files(const char *a, const char *b, struct cmp_result *r, struct str
     struct strbuf da = STRBUF_INIT, db = STRBUF_INIT;
     int e = plat_read_file(a, &da);
     if (e) {
-        sb_addf(err, "cannot read \"%s\": %s", a, strerror(e));
+        sb_addf(err, "cannot read \"%s\": %s", a, plat_strerror(e));
         return EXIT_IO;
     }
     e = plat_read_file(b, &db);
     if (e) {
-        sb_addf(err, "cannot read \"%s\": %s", b, strerror(e));
+        sb_addf(err, "cannot read \"%s\": %s", b, plat_strerror(e));
         sb_release(&da);
         return EXIT_IO;
     }

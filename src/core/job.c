@@ -42,8 +42,8 @@ int run_build(char **argv, struct strbuf *how)
     int st = plat_spawn_wait_path(argv);
     if (st < 0) {
         int e = errno;
-        report_error("shardcc", "cannot run \"%s\": %s", argv[0], strerror(e));
-        sb_addf(how, "could not start: %s", strerror(e));
+        report_error("shardcc", "cannot run \"%s\": %s", argv[0], plat_strerror(e));
+        sb_addf(how, "could not start: %s", plat_strerror(e));
         return 127;
     }
     int sig = plat_last_signal(), got = plat_interrupted_by();
@@ -158,4 +158,22 @@ char *ci_run_id(void)
         return sb_detach(&sb);
     }
     return NULL;
+}
+
+json_t *json_file_load(const char *path, size_t max, json_error_t *je)
+{
+    struct strbuf text = STRBUF_INIT;
+    int e = plat_read_file_max(path, max, &text);
+    if (e) {
+        memset(je, 0, sizeof *je);
+        je->line = -1;
+        snprintf(je->text, sizeof je->text, "unable to open: %s",
+                 e == EFBIG ? "larger than the size cap of JSON files" : plat_strerror(e));
+        snprintf(je->source, sizeof je->source, "%s", path);
+        sb_release(&text);
+        return NULL;
+    }
+    json_t *doc = json_loadb(text.buf ? text.buf : "", text.len, 0, je);
+    sb_release(&text);
+    return doc;
 }

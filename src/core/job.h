@@ -7,6 +7,15 @@
 #include "exit_status.h"
 #include "strbuf.h"
 
+#include <jansson.h>
+
+/* The size cap of the JSON files shardcc reads (plans, summaries): docs/security.md. */
+#define JSON_FILE_MAX (64u << 20)
+/* A JSON file of at most max bytes, read only when it is a regular file (a FIFO or device
+ * is refused without blocking). NULL with je: line -1 and "unable to open: REASON" when it
+ * cannot be read, else jansson's parse error. */
+json_t *json_file_load(const char *path, size_t max, json_error_t *je);
+
 /* A count 1..100000 written in decimal digits only; 0 when it is anything else. */
 int parse_count(const char *s);
 /* A cell id: letters, digits, '.', '_', '+', '-', not starting with '.' or '-'. */

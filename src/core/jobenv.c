@@ -93,7 +93,7 @@ static int make_shadow_cuda_home(const char *dir, const char *real_root, const c
     }
     if (e)
         report_error(cmd, "cannot make the shadow CUDA_HOME \"%s\" for \"%s\": %s", dir, real_root,
-                     strerror(e));
+                     plat_strerror(e));
     sv_clear(&top);
     sv_clear(&bin);
     sb_release(&p);
@@ -131,7 +131,7 @@ int jobenv_state_defaults(struct jobenv_opts *o, const char *state, struct strbu
     if (!o->cache) {
         int e = plat_rmtree(sb_str(cache));
         if (e) {
-            report_error(cmd, "cannot clear \"%s\": %s", sb_str(cache), strerror(e));
+            report_error(cmd, "cannot clear \"%s\": %s", sb_str(cache), plat_strerror(e));
             return EXIT_IO;
         }
         o->cache = sb_str(cache);
@@ -405,7 +405,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     for (size_t i = 0; i < (o->print_only ? (o->plan && o->count ? 1u : 0u) : 2u); i++) {
         int e = plat_mkdir_p(dirs[i]);
         if (e) {
-            report_error(cmd, "cannot create \"%s\": %s", dirs[i], strerror(e));
+            report_error(cmd, "cannot create \"%s\": %s", dirs[i], plat_strerror(e));
             free(jdir);
             return EXIT_IO;
         }
@@ -456,7 +456,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
             free(dir);
             int e = plat_write_atomic(sb_str(&sb), seat.buf, seat.len);
             if (e) {
-                report_error(cmd, "cannot write \"%s\": %s", sb_str(&sb), strerror(e));
+                report_error(cmd, "cannot write \"%s\": %s", sb_str(&sb), plat_strerror(e));
                 prc = EXIT_IO;
             } else {
                 add(v, "SHARDCC_PLAN", sb_str(&sb));

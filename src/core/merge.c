@@ -46,7 +46,7 @@ int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n)
         struct strvec names = STRVEC_INIT;
         int e = plat_list_dir(in, &names);
         if (e) {
-            report_error(o->cmd, "cannot read \"%s\": %s", in, strerror(e));
+            report_error(o->cmd, "cannot read \"%s\": %s", in, plat_strerror(e));
             return EXIT_IO;
         }
         for (size_t k = 0; k < names.n; k++) {
@@ -342,7 +342,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         if (!e)
             e = plat_mkdir_p(sb_str(&staging));
         if (e) {
-            report_error(o->cmd, "cannot create \"%s\": %s", sb_str(&staging), strerror(e));
+            report_error(o->cmd, "cannot create \"%s\": %s", sb_str(&staging), plat_strerror(e));
             rc = EXIT_IO;
         }
     }
@@ -408,7 +408,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
             rc = EXIT_USAGE;
         } else if (e) {
             report_error(o->cmd, "cannot move the merged cache into \"%s\": %s", o->cache,
-                         strerror(e));
+                         plat_strerror(e));
             rc = EXIT_IO;
         }
     }

@@ -1,6 +1,7 @@
 /* plan: building, checking and digesting shard plans (see plan.h). */
 #include "plan.h"
 #include "exit_status.h"
+#include "job.h"
 #include "partition.h"
 #include "strvec.h"
 
@@ -86,7 +87,7 @@ int plan_load(const char *path, int count, struct strbuf *seat_text, struct strb
               struct strbuf *err)
 {
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
+    json_t *doc = json_file_load(path, JSON_FILE_MAX, &je);
     sb_reset(err);
     if (!doc) {
         if (je.line < 0 || strstr(je.text, "unable to open"))

@@ -176,7 +176,7 @@ static int hash_file(XXH3_state_t *st, const char *label, const char *path)
         if (r < 0) {
             int e = errno;
             close(fd);
-            report_error("shardcc", "fingerprint: cannot read \"%s\": %s", path, strerror(e));
+            report_error("shardcc", "fingerprint: cannot read \"%s\": %s", path, plat_strerror(e));
             return 4;
         }
         if (r == 0)

@@ -1,5 +1,6 @@
 /* ydoc: YAML files as position-carrying trees (see ydoc.h). */
 #include "ydoc.h"
+#include "platform.h"
 #include "exit_status.h"
 
 #include <errno.h>
@@ -138,10 +139,15 @@ int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
 {
     memset(d, 0, sizeof *d);
     d->file = xstrdup(path);
-    FILE *f = fopen(path, "rb");
+    int fd, e = plat_open_regular(path, &fd); /* never a FIFO or a device */
+    FILE *f = e ? NULL : fdopen(fd, "rb");
     if (!f) {
+        if (!e) {
+            e = errno;
+            plat_close(fd);
+        }
         sb_reset(err);
-        sb_addf(err, "cannot read \"%s\": %s", path, strerror(errno));
+        sb_addf(err, "cannot read \"%s\": %s", path, plat_strerror(e));
         return EXIT_IO;
     }
     yaml_parser_t p;

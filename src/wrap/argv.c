@@ -46,7 +46,7 @@ int options_file_read(const char *cwd, const char *file, int depth, const char *
         sb_addf(err, "options file \"%s\" is larger than %u MiB", file, RSP_MAX_BYTES >> 20);
     else if (e)
         sb_addf(err, "cannot read options file \"%s\"%s%s: %s", file, from ? " named in " : "",
-                from ? from : "", strerror(e));
+                from ? from : "", plat_strerror(e));
     else
         rsp_split(sb_str(&text), text.len, syntax, args);
     sb_release(&abs);

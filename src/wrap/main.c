@@ -199,7 +199,7 @@ static int load_config(struct wrap *w)
     if (c->phase == PHASE_SHARD && plan && *plan) {
         int e = plat_read_file_max(plan, PLAN_SEAT_MAX, &w->plan);
         if (e)
-            return fail(w, EXIT_USAGE, "SHARDCC_PLAN=\"%s\": %s%s", plan, strerror(e),
+            return fail(w, EXIT_USAGE, "SHARDCC_PLAN=\"%s\": %s%s", plan, plat_strerror(e),
                         e == EFBIG ? " (a plan's seat text is at most 64 MiB)" : "");
         int n = plan_count(sb_str(&w->plan));
         if (n != c->count)
@@ -432,7 +432,7 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
     if (e > 0 && err.len)
         fprintf(stderr,
                 "shardcc: nvcc seat: warning: %s: cannot read %s for the key of \"%s\": %s\n",
-                call->key, sb_str(&err), call->output, strerror(e));
+                call->key, sb_str(&err), call->output, plat_strerror(e));
     struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
     sv_pushv(&v, call->argv.v, call->argv.n);
@@ -449,13 +449,13 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
         st = EXIT_OK;
         e = plat_write_atomic(call->output, text.buf ? text.buf : "", text.len);
         if (e) {
-            st = fail(w, EXIT_IO, "cannot write \"%s\": %s", call->output, strerror(e));
+            st = fail(w, EXIT_IO, "cannot write \"%s\": %s", call->output, plat_strerror(e));
         } else if (call->depfile) {
             sb_reset(&text);
             devcode_depfile(&call->dep_targets, &deps, &text);
             e = plat_write_atomic(call->depfile, text.buf, text.len);
             if (e)
-                st = fail(w, EXIT_IO, "cannot write \"%s\": %s", call->depfile, strerror(e));
+                st = fail(w, EXIT_IO, "cannot write \"%s\": %s", call->depfile, plat_strerror(e));
         }
         goto out;
     }
@@ -479,7 +479,7 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
         e = plat_write_atomic(sb_str(&entry), text.buf ? text.buf : "", text.len);
     if (e)
         st = fail(w, EXIT_IO, "cannot store \"%s\" as \"%s\": %s", call->output, sb_str(&entry),
-                  strerror(e));
+                  plat_strerror(e));
     sb_release(&dir);
 out:
     sv_clear(&v);
@@ -534,7 +534,7 @@ static int journal_finish(const struct wrap *w, int fd, const char *path,
         e = ce;
     if (!e)
         return status;
-    fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", path, strerror(e));
+    fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", path, plat_strerror(e));
     return status == EXIT_OK ? EXIT_IO : status;
 }
 
@@ -563,7 +563,7 @@ static int journal_link(const struct wrap *w, int fd, const char *hollow, const 
     if (fd < 0) {
         int e = open_journal(path, &fd);
         if (e) {
-            fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", path, strerror(e));
+            fail(w, EXIT_IO, "cannot append to the journal \"%s\": %s", path, plat_strerror(e));
             return status == EXIT_OK ? EXIT_IO : status;
         }
     }
@@ -608,7 +608,8 @@ static int write_placeholder(const struct wrap *w, const char *output, enum plac
     }
     sb_release(&text);
     if (e)
-        return fail(w, EXIT_IO, "cannot write the placeholder \"%s\": %s", output, strerror(e));
+        return fail(w, EXIT_IO, "cannot write the placeholder \"%s\": %s", output,
+                    plat_strerror(e));
     return EXIT_OK;
 }
 
@@ -708,7 +709,7 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
     sb_addf(&mpath, ".shardcc-marker-%ld.o", plat_pid());
     int e = plat_write_atomic(sb_str(&mpath), marker, mlen);
     if (e)
-        return fail(w, EXIT_IO, "cannot write \"%s\": %s", sb_str(&mpath), strerror(e));
+        return fail(w, EXIT_IO, "cannot write \"%s\": %s", sb_str(&mpath), plat_strerror(e));
     ldseat_hollow_args(sb_str(&mpath), &v);
     int st = run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
     plat_unlink(sb_str(&mpath));
@@ -790,7 +791,7 @@ int main(int argc, char **argv)
         int e = open_journal(w.journal, &journal_fd);
         if (e)
             return fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal,
-                        strerror(e));
+                        plat_strerror(e));
     }
     struct call call;
     struct strbuf err = STRBUF_INIT;

@@ -32,7 +32,7 @@ int stub_write(const struct call *call, struct strbuf *err)
     size_t len = stub_elf_build(obj, stub_host_machine());
     int e = put(call->output, obj, len);
     if (e) {
-        sb_addf(err, "cannot write stub object \"%s\": %s", call->output, strerror(e));
+        sb_addf(err, "cannot write stub object \"%s\": %s", call->output, plat_strerror(e));
         return EXIT_IO;
     }
     if (call->depfile) {
@@ -41,7 +41,7 @@ int stub_write(const struct call *call, struct strbuf *err)
         e = put(call->depfile, dep.buf, dep.len);
         sb_release(&dep);
         if (e) {
-            sb_addf(err, "cannot write stub depfile \"%s\": %s", call->depfile, strerror(e));
+            sb_addf(err, "cannot write stub depfile \"%s\": %s", call->depfile, plat_strerror(e));
             return EXIT_IO;
         }
     }

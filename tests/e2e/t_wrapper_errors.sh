@@ -65,9 +65,14 @@ SHARDCC_PHASE=sometimes expect_fail 2 'SHARDCC_PHASE="sometimes"' shardcc-nvcc -
 expect_fail 2 'cannot read options file "missing.rsp"' shardcc-nvcc --options-file missing.rsp -c ../src/a.cu -o a.o
 printf -- '-DX --options-file self.rsp\n' >self.rsp
 expect_fail 2 "nests deeper" shardcc-nvcc --options-file self.rsp -c ../src/a.cu -o a.o
-# an endless options file: read up to the 64 MiB limit, not until memory runs out
-expect_fail 2 'options file "/dev/zero" is larger than 64 MiB' \
+# an endless options file is not a regular file (never read); a regular one is read up to
+# the 64 MiB limit, not until memory runs out
+expect_fail 2 'cannot read options file "/dev/zero": not a regular file' \
     timeout 60 shardcc-nvcc --options-file /dev/zero -c ../src/a.cu -o a.o
+truncate -s 65M huge.rsp
+expect_fail 2 'options file "huge.rsp" is larger than 64 MiB' \
+    timeout 60 shardcc-nvcc --options-file huge.rsp -c ../src/a.cu -o a.o
+rm -f huge.rsp
 # options files that fan out (each names the next one ten times, 16 levels: within the
 # depth limit, 10^15 files) and options files whose total is too large: the total is
 # capped, in the seat and in classify (issue 20: both expanded without end)
@@ -101,9 +106,14 @@ expect_fail 2 '--format "xml"' shardcc env --format xml
 expect_fail 2 'unknown option "--bogus"' shardcc classify --bogus -- nvcc -c a.cu -o a.o
 expect_fail 2 'option --root needs a value' shardcc classify --root
 expect_fail 2 '--real-nvcc "/nonexistent/nvcc"' shardcc env --real-nvcc /nonexistent/nvcc
-# a plan without end: read up to its 64 MiB limit, not until memory runs out (issue 20)
+# a plan without end is no regular file; a regular one is read up to its 64 MiB limit,
+# not until memory runs out (issue 20)
 SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN=/dev/zero expect_fail 2 \
-    'SHARDCC_PLAN="/dev/zero": File too large' timeout 60 shardcc-nvcc -c ../src/a.cu -o a.o
+    'SHARDCC_PLAN="/dev/zero": not a regular file' timeout 60 shardcc-nvcc -c ../src/a.cu -o a.o
+truncate -s 65M huge.tsv
+SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/huge.tsv" expect_fail 2 \
+    "SHARDCC_PLAN=\"$PWD/huge.tsv\": File too large" timeout 60 shardcc-nvcc -c ../src/a.cu -o a.o
+rm -f huge.tsv
 # standard output that cannot be written (a full disk): status 4 with the reason, for every
 # printing command (issue 20: env and classify exited 4 without a word, --help exited 0)
 for c in "env" "classify -- nvcc -c a.cu -o a.o" "--help" "plan --help" "--version"; do
