@@ -311,10 +311,16 @@ static json_t *str_or_null_json(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/* A plan's size: a 10 KB cells file can describe 10^8 cells (a product of long lists), and
+ * the plan of them would not fit in memory; such a grid is an error that says so. */
+#define MATRIX_MAX_CELLS 100000
+#define MATRIX_MAX_SHARD_JOBS 1000000
+
 struct planner {
     json_t *dispatches, *cur_shards, *cur_links;
     long max_jobs;
     json_t *seen; /* cell id -> true */
+    size_t shard_jobs;
 };
 
 static void new_dispatch(struct planner *pl)
@@ -345,6 +351,17 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
     int shards = p->sharding > 0 &&
                  (!p->sharding_platforms.at || in_list(&p->sharding_platforms, plat->name));
     long n = shards ? p->sharding : 0;
+    pl->shard_jobs += (size_t)n;
+    if (json_object_size(pl->seen) > MATRIX_MAX_CELLS || pl->shard_jobs > MATRIX_MAX_SHARD_JOBS) {
+        sb_reset(err);
+        sb_addf(err,
+                "%s: the plan has more than %d cells or %d shard jobs (at cell %s): a farm "
+                "that large is a mistake in the cells file (a product of long lists?) or "
+                "needs splitting into several plans",
+                p->doc.file, MATRIX_MAX_CELLS, MATRIX_MAX_SHARD_JOBS, id);
+        sb_release(&cell);
+        return EXIT_USAGE;
+    }
     if (n > pl->max_jobs) {
         sb_reset(err);
         sb_addf(err,
@@ -420,7 +437,7 @@ static int check_globs(json_t *seen, struct strbuf *err)
 int matrix_plan(struct package *const *pkgs, size_t npkgs, const struct cells *c, long max_jobs,
                 json_t **out, struct strbuf *err)
 {
-    struct planner pl = {json_array(), NULL, NULL, max_jobs, json_object()};
+    struct planner pl = {json_array(), NULL, NULL, max_jobs, json_object(), 0};
     int rc = EXIT_OK;
     for (size_t pi = 0; pi < npkgs && !rc; pi++) {
         const struct package *p = pkgs[pi];
@@ -432,7 +449,19 @@ int matrix_plan(struct package *const *pkgs, size_t npkgs, const struct cells *c
             size_t len[NDIMS], idx[NDIMS] = {0}, total = 1;
             for (int k = 0; k < NDIMS; k++) {
                 len[k] = c->dim[k].n ? c->dim[k].n : 1;
-                total *= len[k];
+                total = total > (size_t)MATRIX_MAX_CELLS * 1000 ? total : total * len[k];
+            }
+            /* the product before any cell is made: the excludes may thin it, but a
+             * product this large is not a farm (and would take minutes to walk) */
+            if (total > (size_t)MATRIX_MAX_CELLS * 1000) {
+                sb_reset(err);
+                sb_addf(err,
+                        "the cells file's grid on platform %s is a product of more than %d "
+                        "combinations (python %zu x cuda %zu x torch %zu): a farm that large "
+                        "is a mistake (use a list of combinations, or split the grid)",
+                        plat->name, MATRIX_MAX_CELLS * 1000, len[0], len[1], len[2]);
+                rc = EXIT_USAGE;
+                break;
             }
             for (size_t t = 0; t < total && !rc; t++) {
                 size_t r = t;

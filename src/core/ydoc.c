@@ -183,6 +183,29 @@ int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
         }
     }
     yaml_document_delete(&doc);
+    /* one document per file: a second one would be ignored without a word */
+    if (!rc && root) {
+        yaml_document_t next;
+        if (!yaml_parser_load(&p, &next)) {
+            struct ynode at = {.line = (int)p.problem_mark.line + 1,
+                               .col = (int)p.problem_mark.column + 1};
+            rc = yerr(d, &at, err, "YAML syntax error: %s", p.problem ? p.problem : "unknown");
+        } else {
+            yaml_node_t *second = yaml_document_get_root_node(&next);
+            if (second) {
+                struct ynode at = {.line = (int)second->start_mark.line + 1,
+                                   .col = (int)second->start_mark.column + 1};
+                rc = yerr(d, &at, err,
+                          "a second YAML document: a file holds one (the rest would be "
+                          "ignored)");
+            }
+            yaml_document_delete(&next);
+        }
+        if (rc) {
+            free_node(d->root);
+            d->root = NULL;
+        }
+    }
     yaml_parser_delete(&p);
     fclose(f);
     return rc;

@@ -141,6 +141,9 @@ def rules(shardcc, d):
 # (file name, text, expected "FILE:LINE:COLUMN: ..." fragment); package files unless the
 # name starts with "cells"
 MALFORMED = [
+    # a second document was ignored without a word (issue 20)
+    ("cells-two.yml", "platforms:\n  - {name: linux, arch: x86_64}\n---\nplatforms: []\n",
+     "cells-two.yml:4:1: a second YAML document: a file holds one"),
     ("neg.yml", "name: x\nsharding: -2\n", 'neg.yml:2:11: key "sharding": expected an integer from 0 to 100000, got "-2"'),
     ("str.yml", "name: x\nsharding: four\n", 'str.yml:2:11: key "sharding": expected an integer'),
     ("quoted.yml", 'name: x\nsharding: "4"\n', 'quoted.yml:2:11: key "sharding": expected an integer'),
@@ -198,8 +201,30 @@ def malformed(shardcc, d):
           (took["copies.yml"], took["listcopies.yml"]))
     rc, out, err = matrix(shardcc, ["--packages", "missing.yml", "--cells", "cells.yml"], d)
     check(rc == 4 and 'cannot read "missing.yml"' in err, "an unreadable package file: exit 4")
+    # I/O errors are 4 (issue 20: a directory and a symbolic-link loop were 2)
+    os.makedirs(os.path.join(d, "adir"), exist_ok=True)
+    os.symlink("loop2", os.path.join(d, "loop1"))
+    os.symlink("loop1", os.path.join(d, "loop2"))
+    for cells, want in (("adir", "Is a directory"), ("loop1", "Too many levels of symbolic links")):
+        rc, out, err = matrix(shardcc, ["--packages", "pk/fa/package.yml", "--cells", cells], d)
+        check(rc == 4 and ('cannot read "%s": %s' % (cells, want)) in err, "a cells file that is %s: exit 4 (%s)" % (cells, err.strip()))
     rc, out, err = matrix(shardcc, ["--packages", "pk", "pk/fa/package.yml", "--cells", "cells.yml"], d)
     check(rc == 2 and 'two cells are named "fa-linux-x86_64' in err, "a package listed twice: exit 2")
+    # a 20 KB cells file whose product is 10^8 cells, and one of 250,000 cells: a clear error
+    # at once (issue 20: the first aborted out of memory, the second took 9 s and 1.9 GB)
+    def grid(n_py, n_cuda, n_torch):
+        lists = [("python", "3", n_py), ("cuda", "12", n_cuda), ("torch", "2", n_torch)]
+        return "platforms:\n  - {name: linux, arch: x86_64}\n" + "".join(
+            "%s: [%s]\n" % (k, ", ".join('"%s.%d"' % (p, i) for i in range(n))) for k, p, n in lists if n)
+    for name, dims, want in (("cells-product.yml", (1000, 1000, 101), "is a product of more than 100000000"),
+                             ("cells-many.yml", (500, 500, 0), "the plan has more than 100000 cells")):
+        write(os.path.join(d, "bad", name), grid(*dims))
+        t0 = time.monotonic()
+        rc, out, err = matrix(shardcc, ["--packages", os.path.join("pk", "fa", "package.yml"), "--cells",
+                                        os.path.join("bad", name)], d)
+        took = time.monotonic() - t0
+        check(rc == 2 and want in err and not out and took < 30,
+              "%s (%d x %d x %d): exit 2 in %.1f s, %s (got %d: %s)" % (name, *dims, took, want, rc, err.strip()[:200]))
 
 
 # (environment, --count, expected exit, expected stderr fragment)
