@@ -52,3 +52,20 @@ int plan_owner(const char *plan, const char *key)
     }
     return 0;
 }
+
+size_t plan_bad_line(const char *plan, int count)
+{
+    const char *line = strchr(plan, '\n');
+    size_t no = 1;
+    while (line && *++line) {
+        no++;
+        const char *nl = strchr(line, '\n'), *tab = strchr(line, '\t');
+        if (!nl || !tab || tab > nl || tab == line || memchr(tab + 1, '\t', (size_t)(nl - tab - 1)))
+            return no;
+        int shard = decimal(tab + 1, nl);
+        if (shard < 1 || shard > count)
+            return no;
+        line = nl;
+    }
+    return 0;
+}

@@ -6,6 +6,7 @@
 #ifndef SHARDCC_PARTITION_H
 #define SHARDCC_PARTITION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 uint64_t partition_hash(const char *key);
@@ -17,5 +18,8 @@ int partition_owner(const char *key, int n);
  * key's shard, or 0 when the plan does not name it (the hash partition decides then). */
 int plan_count(const char *plan);
 int plan_owner(const char *plan, const char *key);
+/* The first line of a plan's seat text that is not KEY<TAB>SHARD with a key and
+ * 1 <= SHARD <= count (1-based; the header is line 1), or 0 when every line is one. */
+size_t plan_bad_line(const char *plan, int count);
 
 #endif

@@ -114,6 +114,13 @@ truncate -s 65M huge.tsv
 SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/huge.tsv" expect_fail 2 \
     "SHARDCC_PLAN=\"$PWD/huge.tsv\": File too large" timeout 60 shardcc-nvcc -c ../src/a.cu -o a.o
 rm -f huge.tsv
+# bad lines in a plan's seat text (shard 7 of 2, -1, no tab, no key, two tabs) are status 2
+# naming the line (issue 20: they fell back to the hash partition without a word)
+for body in 'src/a.cu\t7' 'src/a.cu\t-1' 'src/a.cu 1' '\t1' 'src/a.cu\t1\tx'; do
+    printf "shardcc-plan\t2\nsrc/other.cu\t1\n$body\n" >bad-plan.tsv
+    SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/bad-plan.tsv" expect_fail 2 \
+        'line 3 is not KEY<TAB>SHARD with 1 <= SHARD <= 2' shardcc-nvcc -c ../src/a.cu -o a.o
+done
 # standard output that cannot be written (a full disk): status 4 with the reason, for every
 # printing command (issue 20: env and classify exited 4 without a word, --help exited 0)
 for c in "env" "classify -- nvcc -c a.cu -o a.o" "--help" "plan --help" "--version"; do
