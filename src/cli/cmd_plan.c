@@ -59,13 +59,17 @@ struct measure {
 struct costs {
     struct measure *m;
     size_t n, alloc;
+    json_t *index; /* key -> position in m: linear in the keys, not quadratic */
 };
 
 static struct measure *find_or_add(struct costs *c, const char *key)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (!strcmp(c->m[i].key, key))
-            return &c->m[i];
+    if (!c->index)
+        c->index = json_object();
+    json_t *at = json_object_get(c->index, key);
+    if (at)
+        return &c->m[json_integer_value(at)];
+    json_object_set_new(c->index, key, json_integer((json_int_t)c->n));
     if (c->n == c->alloc)
         c->m = xrealloc(c->m, (c->alloc = c->alloc ? c->alloc * 2 : 64) * sizeof *c->m);
     struct measure *m = &c->m[c->n++];

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 CHECKS, FAILS = 0, []
 
@@ -108,6 +109,22 @@ def main():
         out = os.path.join(d, "plan.json")
         rc, _, stdout, _ = plan(sh, ["-n", "2", "-o", out, t1])
         check(rc == 0 and stdout == "" and json.load(open(out))["n"] == 2, "-o writes the file, not stdout")
+        # linear in the distinct keys (issue 20: 100k keys took 19 s, quadratic): 10x the keys
+        # may take about 10x the time, not 100x; timed side by side, so a slow or sanitized
+        # build passes as well as a fast one, and 100k keys stay under the issue's 1 s here
+        took = {}
+        for n in (10000, 100000):
+            t = table(d, "k%d.tsv" % n, [("src/k%06d.cu" % i, (i * 7919) % 1000 / 100.0) for i in range(n)])
+            best = None
+            for _ in range(2):
+                t0 = time.monotonic()
+                rc, pl, _, err = plan(sh, ["-n", "20", t])
+                el = time.monotonic() - t0
+                best = el if best is None else min(best, el)
+            took[n] = best
+            check(rc == 0 and len(pl["assign"]) == n, "%d keys: planned in %.2f s" % (n, best))
+        check(took[100000] < 30 * took[10000] + 0.2,
+              "10x the keys: %.2f s against %.2f s (linear: ~10x; the limit 30x + 0.2 s)" % (took[100000], took[10000]))
     print("%d checks, %d failed" % (CHECKS, len(FAILS)))
     sys.exit(1 if FAILS else 0)
 
