@@ -167,7 +167,9 @@ int cmd_report(int argc, char **argv)
         read_row(m[i], &rows[i]);
     qsort(rows, n, sizeof *rows, cmp_row);
     const char *c0 = n ? json_string_value(json_object_get(m[0], "cell")) : NULL;
-    char *cell = xstrdup(c0 ? c0 : "?");
+    struct strbuf cellb = STRBUF_INIT;
+    sb_add_printable(&cellb, c0 ? c0 : "?");
+    char *cell = sb_detach(&cellb);
     for (size_t i = 0; i < n; i++)
         json_decref(m[i]);
     free(m);
@@ -296,9 +298,17 @@ int cmd_report(int argc, char **argv)
             printf("%s", md ? "\nMisses:\n\n" : "misses:\n");
         json_array_foreach(misses, i, x)
         {
-            printf(md ? "- `%s` (%s)\n" : "  %s (%s)\n",
-                   json_string_value(json_object_get(x, "key")),
-                   json_string_value(json_object_get(x, "reason")));
+            /* a summary is another job's file: its text goes out printable only (a key
+             * cannot break the markdown's backticks either) */
+            struct strbuf k = STRBUF_INIT, r = STRBUF_INIT;
+            sb_add_printable(&k, json_string_value(json_object_get(x, "key")));
+            sb_add_printable(&r, json_string_value(json_object_get(x, "reason")));
+            for (char *p = k.buf; md && p && *p; p++)
+                if (*p == '`')
+                    *p = '\'';
+            printf(md ? "- `%s` (%s)\n" : "  %s (%s)\n", sb_str(&k), sb_str(&r));
+            sb_release(&k);
+            sb_release(&r);
         }
         struct jtime jt;
         if (jtime_of_summary(sum, &jt) == 0) {

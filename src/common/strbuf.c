@@ -124,3 +124,14 @@ void sb_release(struct strbuf *sb)
     sb->buf = NULL;
     sb->len = sb->alloc = 0;
 }
+
+void sb_add_printable(struct strbuf *sb, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            sb_addf(sb, "\\x%02x", c);
+        else
+            sb_addc(sb, (char)c);
+    }
+}

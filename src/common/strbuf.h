@@ -25,6 +25,11 @@ void sb_addc(struct strbuf *sb, char c);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void sb_reset(struct strbuf *sb);
+/* Appends s with every control character (bytes 0x00-0x1f and 0x7f: newlines, carriage
+ * returns, terminal escapes) written as \xNN: text from an artifact, a summary or a build
+ * can then neither start a line of its own (a forged "::error::" workflow command) nor
+ * drive the terminal. The one path untrusted text takes to a message or a report. */
+void sb_add_printable(struct strbuf *sb, const char *s);
 /* The contents ("" when empty); valid until the next change. */
 const char *sb_str(const struct strbuf *sb);
 /* Hands the buffer to the caller (never NULL) and leaves sb empty. */

@@ -45,10 +45,13 @@ static void only_in(const char *const *a, size_t na, const char *const *b, size_
         size_t k = 0;
         while (k < nb && (used[k] || strcmp(a[i], b[k])))
             k++;
-        if (k < nb)
+        if (k < nb) {
             used[k] = 1;
-        else
-            sb_addf(out, "%s%s", out->len ? " " : "", a[i]);
+        } else {
+            if (out->len)
+                sb_addc(out, ' ');
+            sb_add_printable(out, a[i]); /* an artifact's argument: printable only */
+        }
     }
     free(used);
 }
@@ -62,6 +65,9 @@ size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *li
             (r->status == 0 && r->outcome && !strcmp(r->outcome, "hit")))
             continue;
         n++;
+        struct strbuf kb = STRBUF_INIT; /* the key as printed: printable only */
+        sb_add_printable(&kb, r->key);
+        const char *key = sb_str(&kb);
         struct owner o = {0, 0, 0, NULL};
         const char *why = r->status ? "its compile failed" : r->outcome ? r->outcome : "no outcome";
         if (!find_owner(manifests, nm, r->key, &o)) {
@@ -69,14 +75,16 @@ size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *li
                     "explain: %s (%s): no shard owned it: every shard stubbed it or never "
                     "saw it (a TU only the link build compiles: a source generated here, "
                     "another target list, a missing shard?)\n",
-                    r->key, why);
+                    key, why);
+            sb_release(&kb);
             continue;
         }
         if (o.status) {
             fprintf(out,
                     "explain: %s (%s): its owner, shard %d/%d, failed to compile it (exit "
                     "status %d)\n",
-                    r->key, why, o.shard, o.count, o.status);
+                    key, why, o.shard, o.count, o.status);
+            sb_release(&kb);
             continue;
         }
         const struct strvec *mine = jrnl_argv(link, r->key);
@@ -84,8 +92,9 @@ size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *li
             fprintf(out,
                     "explain: %s (%s): owned by shard %d/%d; cannot compare: %s records no "
                     "arguments for it\n",
-                    r->key, why, o.shard, o.count,
+                    key, why, o.shard, o.count,
                     !mine ? "this job's journal" : "the shard's artifact (an older shardcc?)");
+            sb_release(&kb);
             continue;
         }
         size_t na = json_array_size(o.argv);
@@ -104,7 +113,7 @@ size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *li
             fprintf(out,
                     "explain: %s (%s): this job ran it with other arguments than its owner, "
                     "shard %d/%d:\n",
-                    r->key, why, o.shard, o.count);
+                    key, why, o.shard, o.count);
             if (only_link.len)
                 fprintf(out, "  only in the link job: %s\n", sb_str(&only_link));
             if (only_owner.len)
@@ -113,15 +122,16 @@ size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *li
             fprintf(out,
                     "explain: %s (%s): the same arguments as its owner, shard %d/%d, in "
                     "another order\n",
-                    r->key, why, o.shard, o.count);
+                    key, why, o.shard, o.count);
         } else {
             fprintf(out,
                     "explain: %s (%s): the same arguments and toolchain as its owner, shard "
                     "%d/%d: an input differed (a header or a generated file). To see which, run "
                     "both builds with CCACHE_DEBUG=1 and diff the OBJECT.ccache-input-text "
                     "files ccache writes beside the object\n",
-                    r->key, why, o.shard, o.count);
+                    key, why, o.shard, o.count);
         }
+        sb_release(&kb);
         sb_release(&only_link);
         sb_release(&only_owner);
         free(theirs);

@@ -97,6 +97,38 @@ static int load_manifest(const char *cmd, struct art *a)
                      a->path);
         return EXIT_IO;
     }
+    /* what a manifest names goes into messages and reports: a cell id's characters only,
+     * and keys and outputs without control characters */
+    if (!cell_id_ok(a->cell)) {
+        struct strbuf cb = STRBUF_INIT;
+        sb_add_printable(&cb, a->cell);
+        report_error(cmd,
+                     "%s: the manifest's cell \"%s\" is not a cell id (letters, digits, "
+                     ". _ + -)",
+                     a->path, sb_str(&cb));
+        sb_release(&cb);
+        return EXIT_IO;
+    }
+    const char *lists[] = {"tus", "others"}, *fields[] = {"key", "output"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t x;
+        json_t *t;
+        json_array_foreach(json_object_get(a->m, lists[l]), x, t)
+        {
+            const char *name = json_string_value(json_object_get(t, fields[l]));
+            for (const char *p = name; p && *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+                    struct strbuf nb = STRBUF_INIT;
+                    sb_add_printable(&nb, name);
+                    report_error(cmd,
+                                 "%s: the manifest names a TU \"%s\" with a control "
+                                 "character",
+                                 a->path, sb_str(&nb));
+                    sb_release(&nb);
+                    return EXIT_IO;
+                }
+        }
+    }
     a->shard = (int)json_integer_value(s);
     a->count = (int)json_integer_value(c);
     if (a->count < 1 || a->count > 100000 || a->shard < 1 || a->shard > a->count) {

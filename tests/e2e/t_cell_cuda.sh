@@ -79,7 +79,7 @@ rc=0
 shardcc env --cuda $'1%2\r\n::error::forged' >/dev/null 2>"$T/gh.err" || rc=$?
 expect_eq "exit status of a bad --cuda under GitHub Actions" "$rc" 2
 expect_eq "annotation lines" "$(wc -l <"$T/gh.err")" 1
-grep -qxF '::error title=shardcc env::shardcc env: --cuda "1%252%0D%0A::error::forged": the cell'"'"'s CUDA is a release X.Y or X.Y.Z (13.0, 12.8.1)' "$T/gh.err" ||
+grep -qxF '::error title=shardcc env::shardcc env: --cuda "1%252\x0d\x0a::error::forged": the cell'"'"'s CUDA is a release X.Y or X.Y.Z (13.0, 12.8.1)' "$T/gh.err" ||
     fail "the annotation: $(cat "$T/gh.err")"
 ok "the annotation has a title and escaped text: $(cat "$T/gh.err")"
 for args in "shard --shard 9/4 --artifact a/ -- true" "link --expect-shards 2 -- true" \
