@@ -12,6 +12,7 @@
 
 #define YDOC_MAX_DEPTH 64
 #define YDOC_MAX_NODES 2000000 /* aliases can multiply a small file; stop a "billion laughs" */
+#define YDOC_MAX_BYTES (64u << 20)
 
 struct conv {
     yaml_document_t *doc;
@@ -139,21 +140,47 @@ int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
 {
     memset(d, 0, sizeof *d);
     d->file = xstrdup(path);
-    int fd, e = plat_open_regular(path, &fd); /* never a FIFO or a device */
-    FILE *f = e ? NULL : fdopen(fd, "rb");
-    if (!f) {
-        if (!e) {
-            e = errno;
-            plat_close(fd);
-        }
+    struct strbuf text = STRBUF_INIT; /* a regular file only, at most YDOC_MAX_BYTES */
+    int e = plat_read_file_max(path, YDOC_MAX_BYTES, &text);
+    if (e) {
         sb_reset(err);
-        sb_addf(err, "cannot read \"%s\": %s", path, plat_strerror(e));
+        sb_addf(err, "cannot read \"%s\": %s", path,
+                e == EFBIG ? "larger than 64 MiB" : plat_strerror(e));
+        sb_release(&text);
         return EXIT_IO;
     }
+    /* the nesting depth first, event by event, stopping at the limit: libyaml's composer
+     * is quadratic in the depth of flow collections ([[[[...), so a deep file is refused
+     * before it is composed, in time linear in what was read */
     yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)(text.buf ? text.buf : ""), text.len);
+    int depth = 0, done = 0, deep = 0;
+    while (!done && !deep) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break; /* the loader below reports the syntax error */
+        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > YDOC_MAX_DEPTH) {
+                struct ynode at = {.line = (int)ev.start_mark.line + 1,
+                                   .col = (int)ev.start_mark.column + 1};
+                deep = yerr(d, &at, err, "nested deeper than %d levels", YDOC_MAX_DEPTH);
+            }
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        } else if (ev.type == YAML_STREAM_END_EVENT) {
+            done = 1;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    if (deep) {
+        sb_release(&text);
+        return deep;
+    }
     yaml_document_t doc;
     yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, f);
+    yaml_parser_set_input_string(&p, (const unsigned char *)(text.buf ? text.buf : ""), text.len);
     int rc = EXIT_OK;
     if (!yaml_parser_load(&p, &doc)) {
         struct ynode at = {.line = (int)p.problem_mark.line + 1,
@@ -161,7 +188,7 @@ int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
         rc = yerr(d, &at, err, "YAML syntax error: %s%s%s", p.problem ? p.problem : "unknown",
                   p.context ? " " : "", p.context ? p.context : "");
         yaml_parser_delete(&p);
-        fclose(f);
+        sb_release(&text);
         return rc;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -207,7 +234,7 @@ int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
         }
     }
     yaml_parser_delete(&p);
-    fclose(f);
+    sb_release(&text);
     return rc;
 }
 
