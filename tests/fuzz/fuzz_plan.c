@@ -1,0 +1,76 @@
+/* fuzz_plan: the plan readers. The input is written as a plan file and read by plan_load()
+ * (the JSON plan `shardcc shard --plan` takes) for N = 0 (any) and N = 3; a plan it accepts
+ * must give a seat text whose header says its N, whose every line is KEY<TAB>SHARD within
+ * 1..N (plan_bad_line() finds none) and whose digest is "plan1-" and 32 hex digits. The
+ * input is also taken as a seat text (SHARDCC_PLAN's), as the seat reads it: plan_count(),
+ * plan_bad_line() and, when both accept it, plan_owner() of every line's key must be that
+ * line's shard or an earlier line's for the same key. Every refusal must say why. */
+#include "exit_status.h"
+#include "fuzz_support.h"
+#include "partition.h"
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define INPUT_MAX (1u << 20)
+
+static void as_json(const char *path, int count)
+{
+    struct strbuf seat = STRBUF_INIT, digest = STRBUF_INIT, err = STRBUF_INIT;
+    int rc = plan_load(path, count, &seat, &digest, &err);
+    if (rc == EXIT_OK) {
+        int n = plan_count(sb_str(&seat));
+        if (n < 1 || n > 100000 || (count && n != count))
+            fuzz_fail("plan_load accepted a plan whose seat text says %d shards (asked %d)", n,
+                      count);
+        size_t bad = plan_bad_line(sb_str(&seat), n);
+        if (bad)
+            fuzz_fail("plan_load wrote a seat text whose line %zu the seat refuses", bad);
+        const char *d = sb_str(&digest);
+        if (strncmp(d, "plan1-", 6) != 0 || strlen(d) != 38 || strspn(d + 6, "0123456789abcdef") != 32)
+            fuzz_fail("plan_load's digest \"%s\"", d);
+    } else if ((rc != EXIT_USAGE && rc != EXIT_IO) || !err.len) {
+        fuzz_fail("plan_load returned %d with message \"%s\"", rc, sb_str(&err));
+    }
+    sb_release(&seat);
+    sb_release(&digest);
+    sb_release(&err);
+}
+
+static void as_seat_text(const char *text)
+{
+    int n = plan_count(text);
+    if (n < 0 || n > 999999)
+        fuzz_fail("plan_count %d", n);
+    if (n == 0 || plan_bad_line(text, n))
+        return;
+    /* every line is KEY<TAB>SHARD: the owner of each key is a shard of this plan */
+    const char *line = strchr(text, '\n');
+    while (line && *++line) {
+        const char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+        if (!tab || !nl || tab > nl)
+            fuzz_fail("plan_bad_line passed a line without a tab");
+        char *key = strndup(line, (size_t)(tab - line));
+        int owner = plan_owner(text, key);
+        if (owner < 1 || owner > n)
+            fuzz_fail("plan_owner(\"%s\") is %d in a plan of %d", key, owner, n);
+        free(key);
+        line = nl;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > INPUT_MAX)
+        return 0;
+    fuzz_write("plan.json", data, size);
+    char *path = fuzz_path("plan.json");
+    as_json(path, 0);
+    as_json(path, 3);
+    free(path);
+    char *text = fuzz_cstr(data, size);
+    as_seat_text(text);
+    free(text);
+    return 0;
+}
