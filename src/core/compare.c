@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A wheel member larger than this is compared as a stream, a window at a time, so that
+ * compare's memory stays bounded whatever the members' sizes (a 1 MB wheel can hold a
+ * 1 GiB member of zeros). */
+#define STREAM_MIN (16u << 20)
+#define STREAM_WINDOW (1u << 20)
+/* a tmpxft name is 24 bytes: a window keeps back the last 23, which a name could start in */
+#define TMPXFT_LEN 24
+
 static int is_hex(unsigned char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -158,6 +166,162 @@ static int is_zip(const unsigned char *b, size_t n)
     return n >= 4 && memcmp(b, "PK\x03\x04", 4) == 0;
 }
 
+/* Blanks the GNU build-id note found through the program headers (PT_NOTE) in the first
+ * len bytes of an ELF64 image: a streamed member has no section table at hand (it is at
+ * the end), but the notes lie in its first page. 1 when blanked. */
+static int blank_build_id_prefix(unsigned char *buf, size_t len)
+{
+    if (len < sizeof(Elf64_Ehdr) || memcmp(buf, ELFMAG, SELFMAG) != 0 ||
+        buf[EI_CLASS] != ELFCLASS64 || buf[EI_DATA] != ELFDATA2LSB)
+        return 0;
+    Elf64_Ehdr eh;
+    memcpy(&eh, buf, sizeof eh);
+    if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > len ||
+        (len - eh.e_phoff) / sizeof(Elf64_Phdr) < eh.e_phnum)
+        return 0;
+    for (size_t i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, buf + eh.e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type != PT_NOTE || ph.p_offset > len || ph.p_filesz > len - ph.p_offset)
+            continue;
+        size_t off = ph.p_offset, end = ph.p_offset + ph.p_filesz;
+        while (end - off >= sizeof(Elf64_Nhdr)) {
+            Elf64_Nhdr nh;
+            memcpy(&nh, buf + off, sizeof nh);
+            size_t name = off + sizeof nh, namesz = (nh.n_namesz + 3u) & ~3u;
+            size_t descsz = (nh.n_descsz + 3u) & ~3u;
+            if (namesz > end - name || descsz > end - name - namesz)
+                break;
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(buf + name, "GNU", 4)) {
+                memset(buf + name + namesz, 0, nh.n_descsz);
+                return 1;
+            }
+            off = name + namesz + descsz;
+        }
+    }
+    return 0;
+}
+
+/* One side of a streamed member: the archive positioned at the member, and a window of
+ * its bytes not compared yet. */
+struct stream {
+    struct archive *a;
+    unsigned char *buf;
+    size_t len, cap;
+    int eof, failed;
+};
+
+static int stream_open(struct stream *s, const char *path, const char *member)
+{
+    memset(s, 0, sizeof *s);
+    s->a = archive_read_new();
+    archive_read_support_format_zip(s->a);
+    if (archive_read_open_filename(s->a, path, 1 << 16) != ARCHIVE_OK)
+        return -1;
+    struct archive_entry *ae;
+    while (archive_read_next_header(s->a, &ae) == ARCHIVE_OK) {
+        const char *n = archive_entry_pathname(ae);
+        if (n && !strcmp(n, member)) {
+            s->cap = 2 * STREAM_WINDOW;
+            s->buf = xmalloc(s->cap);
+            return 0;
+        }
+        if (archive_read_data_skip(s->a) != ARCHIVE_OK)
+            return -1;
+    }
+    return -1;
+}
+
+/* Reads until the window holds at least want bytes or the member ends. */
+static void stream_fill(struct stream *s, size_t want)
+{
+    while (!s->eof && !s->failed && s->len < want) {
+        if (s->cap - s->len < 65536) {
+            s->cap *= 2;
+            s->buf = xrealloc(s->buf, s->cap);
+        }
+        la_ssize_t got = archive_read_data(s->a, s->buf + s->len, s->cap - s->len);
+        if (got < 0)
+            s->failed = 1;
+        else if (got == 0)
+            s->eof = 1;
+        else
+            s->len += (size_t)got;
+    }
+}
+
+static void stream_close(struct stream *s)
+{
+    if (s->a)
+        archive_read_free(s->a);
+    free(s->buf);
+}
+
+/* Compares member `name` of the wheels a and b a window at a time (tmpxft names masked,
+ * the build-id blanked) in bounded memory. Sets *masked_any when masking changed a byte. */
+static void compare_streamed(const char *what, const char *a, const char *b, const char *name,
+                             struct cmp_result *r, int *masked_any, struct strbuf *err)
+{
+    struct stream sa, sb;
+    int ea = stream_open(&sa, a, name), eb = stream_open(&sb, b, name);
+    *masked_any = 0;
+    if (ea || eb) {
+        sb_addf(err, "%s: cannot read member %s again: %s", ea ? a : b, name,
+                archive_error_string(ea ? sa.a : sb.a));
+        stream_close(&sa);
+        stream_close(&sb);
+        return;
+    }
+    size_t off = 0; /* bytes of the member compared so far */
+    int first = 1;
+    for (;;) {
+        stream_fill(&sa, STREAM_WINDOW);
+        stream_fill(&sb, STREAM_WINDOW);
+        if (sa.failed || sb.failed) {
+            sb_addf(err, "%s: member %s: %s", sa.failed ? a : b, name,
+                    archive_error_string(sa.failed ? sa.a : sb.a));
+            break;
+        }
+        if (first) {
+            *masked_any |= blank_build_id_prefix(sa.buf, sa.len);
+            *masked_any |= blank_build_id_prefix(sb.buf, sb.len);
+            first = 0;
+        }
+        size_t ma = mask_tmpxft(sa.buf, sa.len), mb = mask_tmpxft(sb.buf, sb.len);
+        r->masked += ma;
+        *masked_any |= ma || mb;
+        /* what cannot change any more: all of an ended side, else all but the tail a
+         * tmpxft name could start in */
+        size_t safe_a = sa.eof ? sa.len : sa.len - (TMPXFT_LEN - 1);
+        size_t safe_b = sb.eof ? sb.len : sb.len - (TMPXFT_LEN - 1);
+        size_t n = safe_a < safe_b ? safe_a : safe_b, i = 0;
+        while (i < n && sa.buf[i] == sb.buf[i])
+            i++;
+        if (i < n) {
+            r->same = 0;
+            sb_addf(&r->diff,
+                    "%s: differs at byte %zu (a member over %u MiB, compared as a "
+                    "stream)",
+                    what, off + i, STREAM_MIN >> 20);
+            break;
+        }
+        if (sa.eof && sb.eof && n == sa.len && n == sb.len)
+            break; /* the same to the end */
+        if ((sa.eof && n == sa.len) || (sb.eof && n == sb.len)) {
+            r->same = 0;
+            sb_addf(&r->diff, "%s: sizes differ (one ends at byte %zu)", what, off + n);
+            break;
+        }
+        memmove(sa.buf, sa.buf + n, sa.len - n);
+        memmove(sb.buf, sb.buf + n, sb.len - n);
+        sa.len -= n;
+        sb.len -= n;
+        off += n;
+    }
+    stream_close(&sa);
+    stream_close(&sb);
+}
+
 /* Compares two single images (an object, a library, any file). */
 static void compare_plain(const char *what, unsigned char *a, size_t alen, unsigned char *b,
                           size_t blen, struct cmp_result *r)
@@ -185,6 +349,7 @@ struct member {
     char *name;
     unsigned char *data;
     size_t len;
+    int large; /* a wheel member over STREAM_MIN: not held, compared streaming */
 };
 
 static void free_members(struct member *m, size_t n)
@@ -272,11 +437,19 @@ static int zip_members(const char *path, struct member **out, size_t *n, struct 
             *out = xrealloc(*out, (alloc = alloc ? alloc * 2 : 64) * sizeof **out);
         struct member *m = &(*out)[(*n)++];
         m->name = xstrdup(archive_entry_pathname(ae) ? archive_entry_pathname(ae) : "");
+        m->large = 0;
         struct strbuf d = STRBUF_INIT;
         char buf[65536];
         la_ssize_t got;
-        while ((got = archive_read_data(a, buf, sizeof buf)) > 0)
+        while ((got = archive_read_data(a, buf, sizeof buf)) > 0) {
+            if (d.len + (size_t)got > STREAM_MIN) { /* compared later, streaming */
+                m->large = 1;
+                sb_release(&d);
+                got = archive_read_data_skip(a) == ARCHIVE_OK ? 0 : -1;
+                break;
+            }
             sb_add(&d, buf, (size_t)got);
+        }
         if (got < 0) {
             sb_addf(err, "%s: member %s: %s", path, m->name, archive_error_string(a));
             rc = -1;
@@ -327,8 +500,10 @@ static void blank_record_hashes(unsigned char *rec, size_t len, char **names, si
     }
 }
 
+/* zip_a, zip_b: the wheels' paths, for members too large to hold (NULL for ar). */
 static void compare_member_lists(const char *kind, struct member *ma, size_t na, struct member *mb,
-                                 size_t nb, int sorted, struct cmp_result *r)
+                                 size_t nb, int sorted, const char *zip_a, const char *zip_b,
+                                 struct cmp_result *r, struct strbuf *err)
 {
     if (sorted && na)
         qsort(ma, na, sizeof *ma, cmp_member);
@@ -353,6 +528,19 @@ static void compare_member_lists(const char *kind, struct member *ma, size_t na,
         }
         if (sorted && is_record(ma[i].name))
             continue; /* compared last, once every member's status is known */
+        if ((ma[i].large || mb[k].large) && zip_a && zip_b) {
+            struct strbuf what = STRBUF_INIT;
+            sb_addf(&what, "%s member %s", kind, ma[i].name);
+            int masked_any = 0;
+            compare_streamed(sb_str(&what), zip_a, zip_b, ma[i].name, r, &masked_any, err);
+            sb_release(&what);
+            if (err->len)
+                break;
+            r->members++;
+            if (r->same && masked_any)
+                masked_only[nmasked++] = ma[i].name;
+            continue;
+        }
         int raw_equal = ma[i].len == mb[k].len && !memcmp(ma[i].data, mb[k].data, ma[i].len);
         struct strbuf what = STRBUF_INIT;
         sb_addf(&what, "%s member %s", kind, ma[i].name);
@@ -392,7 +580,7 @@ void compare_buffers(const char *what, unsigned char *a, size_t alen, unsigned c
              * so that a difference is reported at the member that causes it */
             index_tables_last(ma, na);
             index_tables_last(mb, nb);
-            compare_member_lists("archive", ma, na, mb, nb, 0, r);
+            compare_member_lists("archive", ma, na, mb, nb, 0, NULL, NULL, r, NULL);
             free_members(ma, na);
             free_members(mb, nb);
             return;
@@ -433,9 +621,14 @@ int compare_files(const char *a, const char *b, struct cmp_result *r, struct str
             sb_release(&db);
             return EXIT_IO;
         }
-        compare_member_lists("wheel", ma, na, mb, nb, 1, r);
+        compare_member_lists("wheel", ma, na, mb, nb, 1, a, b, r, err);
         free_members(ma, na);
         free_members(mb, nb);
+        if (err->len) {
+            sb_release(&da);
+            sb_release(&db);
+            return EXIT_IO;
+        }
     } else {
         compare_buffers("", pa, da.len, pb, db.len, r);
     }
