@@ -190,7 +190,7 @@ int cmd_local(int argc, char **argv)
                           "than that is no rehearsal of CI)");
         return EXIT_USAGE;
     }
-    if (jobs && atoi(jobs) < 1) {
+    if (jobs && parse_count(jobs) < 1) {
         report_error(CMD, "--jobs \"%s\" is not a positive number", jobs);
         return EXIT_USAGE;
     }

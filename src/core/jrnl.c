@@ -40,6 +40,23 @@ static void copy_small(char *dst, size_t cap, const char *s, size_t n)
     dst[n] = '\0';
 }
 
+/* A field of decimal digits only, 1 to 19 of them, at most max. 0, or -1. */
+static int field_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (n == 0 || n > 19)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static int parse_line(const char *line, size_t len, struct jrec *r)
 {
     const char *f[NFIELDS];
@@ -60,25 +77,27 @@ static int parse_line(const char *line, size_t len, struct jrec *r)
         memchr(f[NFIELDS - 1], '\t', fl[NFIELDS - 1]))
         return -1;
     memset(r, 0, sizeof *r);
-    char num[32];
-    copy_small(num, sizeof num, f[1], fl[1]);
-    r->wall_us = strtoull(num, NULL, 10);
-    copy_small(num, sizeof num, f[2], fl[2]);
-    r->pid = strtol(num, NULL, 10);
+    /* the numbers strictly (docs/journal.md: plain decimal): a line with another is not a
+     * record, and is skipped like any other malformed line */
+    uint64_t pid, shard, count, status, owner = 0;
+    const char *slash = memchr(f[5], '/', fl[5]);
+    if (field_u64(f[1], fl[1], UINT64_MAX / 2, &r->wall_us) ||
+        field_u64(f[2], fl[2], INT32_MAX, &pid) || !slash ||
+        field_u64(f[5], (size_t)(slash - f[5]), 100000, &shard) ||
+        field_u64(slash + 1, fl[5] - (size_t)(slash - f[5]) - 1, 100000, &count) || shard > count ||
+        field_u64(f[8], fl[8], 255, &status) ||
+        field_u64(f[9], fl[9], UINT64_MAX / 2, &r->dur_us) ||
+        !((fl[10] == 1 && f[10][0] == '-') || !field_u64(f[10], fl[10], 100000, &owner)))
+        return -1;
+    r->pid = (long)pid;
+    r->shard = (int)shard;
+    r->count = (int)count;
+    r->status = (int)status;
+    r->owner = (int)owner;
     copy_small(r->seat, sizeof r->seat, f[3], fl[3]);
     copy_small(r->phase, sizeof r->phase, f[4], fl[4]);
-    copy_small(num, sizeof num, f[5], fl[5]);
-    char *slash = strchr(num, '/');
-    r->shard = atoi(num);
-    r->count = slash ? atoi(slash + 1) : 0;
     copy_small(r->kind, sizeof r->kind, f[6], fl[6]);
     copy_small(r->action, sizeof r->action, f[7], fl[7]);
-    copy_small(num, sizeof num, f[8], fl[8]);
-    r->status = atoi(num);
-    copy_small(num, sizeof num, f[9], fl[9]);
-    r->dur_us = strtoull(num, NULL, 10);
-    copy_small(num, sizeof num, f[10], fl[10]);
-    r->owner = num[0] == '-' ? 0 : atoi(num);
     r->key = unescape(f[11], fl[11]);
     r->output = unescape(f[12], fl[12]);
     r->outcome = unescape(f[13], fl[13]);

@@ -6,9 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job.h"
+#include "jrnl.h"
 #include "platform.h"
 
 static void test_parse_count(void **state)
@@ -77,6 +80,37 @@ static void test_run_build(void **state)
     sb_release(&how);
 }
 
+/* Journal numbers are strict (issue 20): a record whose number fields are not plain
+ * decimals within range is skipped like any other malformed line, never counted with
+ * atoi's guess (shard "9/2" was shard 9, status "-1x" -1, time "12abc" 12). */
+static void test_journal_strict_numbers(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/shardcc-unit-jrnl.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char text[] =
+        "SCJ2\t100\t7\tnvcc\tshard\t1/2\ttu\tcache\t0\t5\t1\ta.cu\ta.o\tmiss\tk\n" /* good */
+        "SCJ2\t12abc\t7\tnvcc\tshard\t1/2\ttu\tcache\t0\t5\t1\tb.cu\tb.o\tmiss\tk\n"
+        "SCJ2\t100\t7\tnvcc\tshard\t9/2\ttu\tcache\t0\t5\t1\tc.cu\tc.o\tmiss\tk\n"
+        "SCJ2\t100\t7\tnvcc\tshard\t1/2\ttu\tcache\t-1\t5\t1\td.cu\td.o\tmiss\tk\n"
+        "SCJ2\t100\t7\tnvcc\tshard\t1/2\ttu\tcache\t0\t5\tx\te.cu\te.o\tmiss\tk\n"
+        "SCJ2\t100\t7\tnvcc\tlink\t0/0\ttu\tcache\t0\t5\t-\tf.cu\tf.o\thit\tk\n"; /* good */
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    struct jrnl j;
+    assert_int_equal(jrnl_load(path, &j), 0);
+    assert_int_equal(j.n, 2);
+    assert_int_equal(j.skipped, 4);
+    assert_string_equal(j.r[0].key, "a.cu");
+    assert_int_equal(j.r[0].shard, 1);
+    assert_int_equal(j.r[0].owner, 1);
+    assert_string_equal(j.r[1].key, "f.cu");
+    assert_int_equal(j.r[1].owner, 0);
+    jrnl_release(&j);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -84,6 +118,7 @@ int main(void)
         cmocka_unit_test(test_cell_id),
         cmocka_unit_test(test_bindir),
         cmocka_unit_test(test_run_build),
+        cmocka_unit_test(test_journal_strict_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
