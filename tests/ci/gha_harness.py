@@ -234,8 +234,10 @@ class Runner:
                     for f in os.listdir(os.path.join(self.store, name)):
                         shutil.copy(os.path.join(self.store, name, f), dest)
             return 0, {}
-        if uses.startswith("./"):  # a composite action from a path in the workspace
-            apath = os.path.join(self.workspace, uses[2:].split()[0])
+        if uses.startswith("./") or re.match(r"^OWNER/shardcc@", uses):
+            # a composite action from a path in the workspace, or docs/ci.md's
+            # OWNER/shardcc@COMMIT: this source tree's action
+            apath = self.src if not uses.startswith("./") else os.path.join(self.workspace, uses[2:].split()[0])
             with open(os.path.join(apath, "action.yml")) as f:
                 action = yaml.safe_load(f)
             inputs = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
@@ -254,11 +256,12 @@ class Runner:
             return rc, outputs
         fail("unknown action " + uses)
 
-    def job(self, wf, name, project, inputs, needs, matrix=None):
+    def job(self, wf, name, project, inputs, needs, matrix=None, strategy=None):
         spec = wf["jobs"][name]
         job = self.fresh_job(project, "%s-%s" % (name, (matrix or {}).get("shard", (matrix or {}).get("cell", ""))))
         ctx = Ctx({"inputs": inputs, "needs": needs, "matrix": matrix or {}, "steps": {},
-                   "runner": {"temp": job["temp"]}, "github": {"workspace": self.workspace}})
+                   "runner": {"temp": job["temp"]}, "github": {"workspace": self.workspace},
+                   "strategy": strategy or {"job-index": 0, "job-total": 1}})
         status = self.run_steps(job, spec["steps"], ctx, {}, None)
         outputs = {k: render(v, ctx) for k, v in (spec.get("outputs") or {}).items()}
         with open(job["files"]["GITHUB_STEP_SUMMARY"]) as f:
@@ -266,11 +269,103 @@ class Runner:
         return status, outputs, summary
 
 
+def expand_matrix(spec):
+    """A job's matrix entries: the product of its lists (include: taken as it is)."""
+    m = (spec.get("strategy") or {}).get("matrix")
+    if not m:
+        return [None]
+    if "include" in m:
+        return list(m["include"])
+    out = [{}]
+    for k, vs in m.items():
+        out = [dict(e, **{k: v}) for e in out for v in vs]
+    return out
+
+
+def walkthrough(src):
+    """docs/ci.md's "GitHub: one package, by hand" workflow, as published, run on the bundled
+    CMake example: only the build command and the uploaded path are the example's. Every
+    job green, the shard count taken from the matrix list alone (strategy.job-total), the
+    link job's hit rate 100 % through the action's outputs, the cell's CUDA step naming
+    the toolkit, the product the same as an unsharded build's."""
+    with open(os.path.join(src, "docs", "ci.md")) as f:
+        doc = f.read()
+    m = re.search(r"^## GitHub: one package, by hand\n+```yaml\n(.*?)^```", doc, re.M | re.S)
+    if not m:
+        fail("docs/ci.md has no \"GitHub: one package, by hand\" workflow")
+    wf = yaml.safe_load(m.group(1))
+    build = "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null"
+    for j in wf["jobs"].values():  # the example's build and product, nothing else
+        for st in j["steps"]:
+            w = st.get("with") or {}
+            if "build" in w:
+                w["build"] = build
+            if st.get("uses", "").startswith("actions/upload-artifact@"):
+                w["path"] = "build/libkern.so"
+    ok("docs/ci.md's workflow: jobs %s; the build command and the uploaded path replaced by "
+       "the example's" % ", ".join(wf["jobs"]))
+    work = tempfile.mkdtemp(prefix="shardcc-walk.")
+    try:
+        project = os.path.join(work, "project")
+        shutil.copytree(os.path.join(src, "examples", "cuda-cmake"), project)
+        r = Runner(src, work, None)
+        entries = expand_matrix(wf["jobs"]["shard"])
+        outputs = {}
+        for idx, mtx in enumerate(entries):
+            st, out, summ = r.job(wf, "shard", project, {}, {}, mtx,
+                                  {"job-index": idx, "job-total": len(entries)})
+            if st:
+                fail("shard job %s failed:\n%s" % (mtx, "\n".join(o for _, o in r.log[-6:])[-3000:]))
+            outputs.update(out)  # the last matrix job's outputs win, as on GitHub
+            built = os.path.join(work, "runner-temp", "shard-%s" % mtx["shard"], "shardcc", "bin")
+            if idx == 0:
+                if not os.path.exists(os.path.join(built, "shardcc")):
+                    fail("the first shard job's set-up step did not build shardcc")
+                r.tool_path = [built]  # the later jobs: a runner image that has it
+        ok("%d shard jobs green; the shard job's output count = %s (strategy.job-total)" %
+           (len(entries), outputs.get("count")))
+        if outputs.get("count") != str(len(entries)):
+            fail("the shard job's count output: %r" % outputs.get("count"))
+        used = [o.strip() for _, o in r.log if o.startswith("shardcc: CUDA ")]
+        if len(used) != len(entries) or any("at /usr/local/cuda-13.0" not in u for u in used):
+            fail("the cell's CUDA step: %s" % used)
+        ok("every shard job's CUDA step named the cell's toolkit: " + used[0])
+        first = len(r.log)
+        st, _, summary = r.job(wf, "link", project, {}, {"shard": {"result": "success", "outputs": outputs}})
+        text = "\n".join(o for _, o in r.log[first:])
+        if st:
+            fail("the link job failed:\n" + text[-3000:])
+        lo = [json.loads(o[len("action outputs: "):]) for k, o in r.log[first:] if k == "action outputs"]
+        lo = [o for o in lo if o.get("hit-rate")]
+        if len(lo) != 1 or float(lo[0]["hit-rate"]) != 1.0:
+            fail("the link step's outputs: %s" % lo)
+        ok("the link job: green, hit-rate %s over %s TUs, %d shards" % (lo[0]["hit-rate"], lo[0]["tus"], len(entries)))
+        if "every guard passed" not in summary:
+            fail("the link job's step summary: " + summary)
+        product = os.path.join(r.store, "wheel", "libkern.so")
+        plain = os.path.join(work, "plain")
+        shutil.copytree(os.path.join(src, "examples", "cuda-cmake"), plain)
+        subprocess.run(["sh", "-c", build], cwd=plain, check=True)
+        p = subprocess.run([os.path.join(r.tool_path[0], "shardcc"), "compare", product,
+                            os.path.join(plain, "build", "libkern.so")], capture_output=True, text=True)
+        if p.returncode:
+            fail(p.stdout + p.stderr)
+        ok("the uploaded product: " + p.stdout.strip())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("%d checks passed" % CHECKS)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--src", required=True)
+    ap.add_argument("--walkthrough", action="store_true",
+                    help="run docs/ci.md's by-hand workflow instead of the farm workflow")
     a = ap.parse_args()
     src = os.path.abspath(a.src)
+    if a.walkthrough:
+        walkthrough(src)
+        return
     with open(os.path.join(src, ".github", "workflows", "shardcc-farm.yml")) as f:
         wf = yaml.safe_load(f)
     on = wf.get("on", wf.get(True))  # YAML 1.1 reads the key `on` as true

@@ -16,6 +16,7 @@ check can fail. (zizmor, lint.zizmor, checks the action.yml itself, inputs in sc
 import argparse
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -131,6 +132,26 @@ def main():
     if rc != 0:
         print(out)
         failed = True
+
+    # the workflows docs/ci.md publishes for users to copy (GitHub's only)
+    with open(os.path.join(src, "docs", "ci.md")) as f:
+        doc = f.read()
+    blocks = re.findall(r"^## (GitHub[^\n]*)\n+```yaml\n(.*?)^```", doc, re.M | re.S)
+    if not blocks:
+        print("FAIL - docs/ci.md has no GitHub workflow")
+        failed = True
+    for title, text in blocks:
+        with tempfile.TemporaryDirectory() as tmp:
+            wf_dir = os.path.join(tmp, ".github", "workflows")
+            os.makedirs(wf_dir)
+            path = os.path.join(wf_dir, "doc.yml")
+            with open(path, "w") as f:
+                f.write(text)
+            rc, out = actionlint(a.actionlint, a.shellcheck, path, tmp)
+        print(("ok" if rc == 0 else "FAIL") + " - actionlint docs/ci.md, %s" % title)
+        if rc != 0:
+            print(out)
+            failed = True
 
     scripts = sorted(glob.glob(os.path.join(src, "ci", "github", "*.sh")))
     p = subprocess.run([a.shellcheck, "-x", "-P", src] + scripts, cwd=src,
