@@ -68,49 +68,6 @@ static void read_row(json_t *m, struct shard_row *r)
 }
 
 /* Mermaid task names: no ':' or '#', which end or comment a task line. */
-/* Why sum is not a summary.json that shardcc link writes (the member and what it should
- * be), or NULL: report prints nothing it has not checked (a hand-made or damaged summary
- * printed "every guard passed" with inf% and (null) before). */
-static const char *summary_invalid(json_t *sum)
-{
-    static const char *const counts[] = {"present", "count", "tus", "hits", "stubs", "status"};
-    if (!json_is_string(json_object_get(sum, "cell")))
-        return "\"cell\" is not a string";
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        json_t *v = json_object_get(sum, counts[i]);
-        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000000)
-            return "a count (present, count, tus, hits, stubs, status) is not a whole number "
-                   "from 0 to 10^8";
-    }
-    json_t *dev = json_object_get(sum, "device");
-    if (dev && (!json_is_integer(dev) || json_integer_value(dev) < 0 ||
-                json_integer_value(dev) > json_integer_value(json_object_get(sum, "tus"))))
-        return "\"device\" is not a whole number from 0 to \"tus\"";
-    if (json_integer_value(json_object_get(sum, "hits")) >
-        json_integer_value(json_object_get(sum, "tus")))
-        return "\"hits\" exceeds \"tus\"";
-    const char *rates[] = {"hit_rate", "min_hit_rate"};
-    for (size_t i = 0; i < 2; i++) {
-        double r = json_number_value(json_object_get(sum, rates[i]));
-        if (!json_is_number(json_object_get(sum, rates[i])) || !(r >= 0 && r <= 1))
-            return "a rate (hit_rate, min_hit_rate) is not a number from 0 to 1";
-    }
-    double w = json_number_value(json_object_get(sum, "wall_seconds"));
-    if (!json_is_number(json_object_get(sum, "wall_seconds")) || !(w >= 0 && w <= 1e7))
-        return "\"wall_seconds\" is not a number of seconds from 0 to 10^7";
-    json_t *misses = json_object_get(sum, "misses");
-    if (!json_is_array(misses))
-        return "\"misses\" is not an array";
-    size_t i;
-    json_t *x;
-    json_array_foreach(misses, i, x)
-    {
-        if (!json_is_string(json_object_get(x, "key")) ||
-            !json_is_string(json_object_get(x, "reason")))
-            return "a miss lacks a string \"key\" or \"reason\"";
-    }
-    return NULL;
-}
 
 static void gantt_task(const char *name, const char *id, double start, double len)
 {

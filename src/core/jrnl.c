@@ -316,5 +316,56 @@ int jtime_of_summary(const struct json_t *sum, struct jtime *t)
     t->compiles = json_number_value(json_object_get(o, "compiles"));
     t->links = json_number_value(json_object_get(o, "links"));
     t->other = json_number_value(json_object_get(o, "other"));
+    /* another job's file: seconds from 0 to 10^7 each, or no time at all */
+    const double parts[] = {t->wall, t->configure, t->compiles, t->links, t->other};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (!(parts[i] >= 0 && parts[i] <= 1e7)) {
+            memset(t, 0, sizeof *t);
+            return -1;
+        }
     return 0;
+}
+
+/* Why sum is not a summary.json that shardcc link writes (the member and what it should
+ * be), or NULL: report prints nothing it has not checked (a hand-made or damaged summary
+ * printed "every guard passed" with inf% and (null) before). */
+const char *summary_invalid(const json_t *sum)
+{
+    static const char *const counts[] = {"present", "count", "tus", "hits", "stubs", "status"};
+    if (!json_is_string(json_object_get(sum, "cell")))
+        return "\"cell\" is not a string";
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        json_t *v = json_object_get(sum, counts[i]);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000000)
+            return "a count (present, count, tus, hits, stubs, status) is not a whole number "
+                   "from 0 to 10^8";
+    }
+    json_t *dev = json_object_get(sum, "device");
+    if (dev && (!json_is_integer(dev) || json_integer_value(dev) < 0 ||
+                json_integer_value(dev) > json_integer_value(json_object_get(sum, "tus"))))
+        return "\"device\" is not a whole number from 0 to \"tus\"";
+    if (json_integer_value(json_object_get(sum, "hits")) >
+        json_integer_value(json_object_get(sum, "tus")))
+        return "\"hits\" exceeds \"tus\"";
+    const char *rates[] = {"hit_rate", "min_hit_rate"};
+    for (size_t i = 0; i < 2; i++) {
+        double r = json_number_value(json_object_get(sum, rates[i]));
+        if (!json_is_number(json_object_get(sum, rates[i])) || !(r >= 0 && r <= 1))
+            return "a rate (hit_rate, min_hit_rate) is not a number from 0 to 1";
+    }
+    double w = json_number_value(json_object_get(sum, "wall_seconds"));
+    if (!json_is_number(json_object_get(sum, "wall_seconds")) || !(w >= 0 && w <= 1e7))
+        return "\"wall_seconds\" is not a number of seconds from 0 to 10^7";
+    const json_t *misses = json_object_get(sum, "misses");
+    if (!json_is_array(misses))
+        return "\"misses\" is not an array";
+    size_t i;
+    json_t *x;
+    json_array_foreach(misses, i, x)
+    {
+        if (!json_is_string(json_object_get(x, "key")) ||
+            !json_is_string(json_object_get(x, "reason")))
+            return "a miss lacks a string \"key\" or \"reason\"";
+    }
+    return NULL;
 }

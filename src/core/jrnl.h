@@ -70,6 +70,9 @@ void jtime_format(const struct jtime *t, struct strbuf *out);
 /* The "time" object of the link job's summary.json (shardcc link); 0 when it has one. */
 struct json_t;
 int jtime_of_summary(const struct json_t *sum, struct jtime *t);
+/* Why sum (a JSON object) is not a summary.json that shardcc link writes (the member and
+ * what it should be), or NULL. */
+const char *summary_invalid(const struct json_t *sum);
 int jrec_is_tu(const struct jrec *r);
 
 #endif

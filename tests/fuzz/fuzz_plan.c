@@ -28,7 +28,8 @@ static void as_json(const char *path, int count)
         if (bad)
             fuzz_fail("plan_load wrote a seat text whose line %zu the seat refuses", bad);
         const char *d = sb_str(&digest);
-        if (strncmp(d, "plan1-", 6) != 0 || strlen(d) != 38 || strspn(d + 6, "0123456789abcdef") != 32)
+        if (strncmp(d, "plan1-", 6) != 0 || strlen(d) != 38 ||
+            strspn(d + 6, "0123456789abcdef") != 32)
             fuzz_fail("plan_load's digest \"%s\"", d);
     } else if ((rc != EXIT_USAGE && rc != EXIT_IO) || !err.len) {
         fuzz_fail("plan_load returned %d with message \"%s\"", rc, sb_str(&err));
