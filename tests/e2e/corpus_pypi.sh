@@ -14,5 +14,8 @@ pypi_pipeline torchsort-setuptools 2 1
 ok "torchsort: torch's setuptools backend built it"
 
 pypi_fetch torch-scatter 2.1.2 69b3aa435f2424ac6a1bfb6ff702da6eb73b33ca0db38fb26989c74159258e47
-pypi_pipeline torch-scatter 2 3
+# without a GPU torch-scatter builds its CPU extension only (setup.py: CUDA when
+# torch.cuda.is_available(), or FORCE_CUDA=1); the first corpus run here built a CPU-only
+# wheel and the shard guard rightly found no TU in the nvcc seat
+pypi_pipeline torch-scatter 2 3 FORCE_CUDA=1
 summary

@@ -35,9 +35,10 @@ pypi_hide_ninja() {
     ! ninja --version >/dev/null 2>&1 || fail "ninja is still found"
 }
 
-pypi_pipeline() {
+pypi_pipeline() { # pypi_pipeline NAME N TUS [ENV=VALUE...] (the environment of every build)
     local name=$1 n=$2 tus=$3
+    shift 3
     rm -rf ../plain.whl
-    torch_baseline
-    torch_pipeline "$name" "$n" "$tus" ""
+    torch_baseline "$@"
+    torch_pipeline "$name" "$n" "$tus" "" "$@"
 }
