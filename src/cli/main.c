@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const struct command {
@@ -65,9 +64,7 @@ static int annotate_failure(const char *name, int rc)
 {
     static const char *const what[] = {"", "", "a usage or configuration error", "a guard failed",
                                        "an artifact or I/O error"};
-    const char *ga = getenv("GITHUB_ACTIONS");
-    if (rc >= EXIT_USAGE && rc <= EXIT_IO && report_annotations() == 0 && ga &&
-        !strcmp(ga, "true")) {
+    if (rc >= EXIT_USAGE && rc <= EXIT_IO && report_annotations() == 0 && in_github_actions()) {
         struct strbuf title = STRBUF_INIT;
         sb_addf(&title, "shardcc %s", name);
         report_error(sb_str(&title), "exit status %d (%s): the message just above names the cause",

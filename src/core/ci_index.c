@@ -1,5 +1,6 @@
 /* ci_index: `--shard auto`, the shard index and count from the CI engine's variables. */
 #include "ci_index.h"
+#include "job.h"
 #include "exit_status.h"
 
 #include <stdlib.h>
@@ -46,8 +47,7 @@ int ci_shard_auto(int count_opt, int *shard, int *count, struct strbuf *err)
         found = &engines[i];
     }
     if (!found) {
-        const char *gha = getenv("GITHUB_ACTIONS");
-        if (gha && !strcmp(gha, "true"))
+        if (in_github_actions())
             sb_adds(err, "--shard auto: GitHub Actions has no shard index of its own; set "
                          "SHARDCC_SHARD_INDEX and SHARDCC_SHARD_COUNT from the matrix (1-based), "
                          "or pass --shard ${{ matrix.shard }}/${{ matrix.count }}");

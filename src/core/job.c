@@ -96,16 +96,21 @@ static void gh_escape(struct strbuf *out, const char *s, int property)
     }
 }
 
-static void vreport(const char *level, const char *gh, const char *cmd, const char *fmt, va_list ap)
+int in_github_actions(void)
 {
     const char *ga = getenv("GITHUB_ACTIONS");
+    return ga && strcmp(ga, "true") == 0;
+}
+
+static void vreport(const char *level, const char *gh, const char *cmd, const char *fmt, va_list ap)
+{
     struct strbuf m = STRBUF_INIT, raw = STRBUF_INIT, text = STRBUF_INIT;
     sb_addf(&raw, "%s: %s", cmd, level);
     sb_vaddf(&raw, fmt, ap);
     /* one line whatever the message holds (a key or cell from an artifact) */
     sb_add_printable(&text, sb_str(&raw));
     sb_release(&raw);
-    if (ga && strcmp(ga, "true") == 0) {
+    if (in_github_actions()) {
         sb_addf(&m, "::%s title=", gh);
         gh_escape(&m, cmd, 1);
         sb_adds(&m, "::");

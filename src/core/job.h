@@ -36,6 +36,8 @@ void report_warning(const char *cmd, const char *fmt, ...) __attribute__((format
  * else GitHub's GITHUB_RUN_ID-GITHUB_RUN_ATTEMPT, else GitLab's CI_PIPELINE_ID; NULL when
  * none is set. Allocated. */
 char *ci_run_id(void);
+/* Whether this runs under GitHub Actions (GITHUB_ACTIONS=true): messages are annotations. */
+int in_github_actions(void);
 /* How many annotations this process wrote. */
 int report_annotations(void);
 

@@ -98,15 +98,12 @@ static int load_manifest(const char *cmd, struct art *a)
         return EXIT_IO;
     }
     /* what a manifest names goes into messages and reports: a cell id's characters only,
-     * and keys and outputs without control characters */
+     * and keys and outputs without control characters (report_error prints the refused
+     * text printable) */
     if (!cell_id_ok(a->cell)) {
-        struct strbuf cb = STRBUF_INIT;
-        sb_add_printable(&cb, a->cell);
         report_error(cmd,
-                     "%s: the manifest's cell \"%s\" is not a cell id (letters, digits, "
-                     ". _ + -)",
-                     a->path, sb_str(&cb));
-        sb_release(&cb);
+                     "%s: the manifest's cell \"%s\" is not a cell id (letters, digits, . _ + -)",
+                     a->path, a->cell);
         return EXIT_IO;
     }
     const char *lists[] = {"tus", "others"}, *fields[] = {"key", "output"};
@@ -118,13 +115,8 @@ static int load_manifest(const char *cmd, struct art *a)
             const char *name = json_string_value(json_object_get(t, fields[l]));
             for (const char *p = name; p && *p; p++)
                 if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-                    struct strbuf nb = STRBUF_INIT;
-                    sb_add_printable(&nb, name);
-                    report_error(cmd,
-                                 "%s: the manifest names a TU \"%s\" with a control "
-                                 "character",
-                                 a->path, sb_str(&nb));
-                    sb_release(&nb);
+                    report_error(cmd, "%s: the manifest names a TU \"%s\" with a control character",
+                                 a->path, name);
                     return EXIT_IO;
                 }
         }
