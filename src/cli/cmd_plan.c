@@ -88,6 +88,11 @@ static void add_cost(struct costs *c, const char *key, double seconds)
     m->v[m->n++] = seconds;
 }
 
+static void add_cost_cb(void *c, const char *key, double seconds)
+{
+    add_cost(c, key, seconds);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -197,24 +202,11 @@ static int read_text(const char *path, struct costs *c, int sources)
     }
     /* a cost table */
     rewind(f);
-    int lineno = 0, rc = EXIT_OK;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0] || line[0] == '#')
-            continue;
-        char *tab = strchr(line, '\t'), *end;
-        double s = tab ? strtod(tab + 1, &end) : -1;
-        if (!tab || tab == line || end == tab + 1 || *end || !plan_seconds_ok(s)) {
-            report_error(CMD,
-                         "%s:%d: expected KEY<TAB>SECONDS (a number from 0 to %.0f), got \"%s\"",
-                         path, lineno, PLAN_SECONDS_MAX, line);
-            rc = EXIT_USAGE;
-            break;
-        }
-        *tab = '\0';
-        add_cost(c, line, s);
-    }
+    struct strbuf err = STRBUF_INIT;
+    int rc = plan_read_costs(f, path, add_cost_cb, c, &err);
+    if (rc)
+        report_error(CMD, "%s", sb_str(&err));
+    sb_release(&err);
     fclose(f);
     return rc;
 }

@@ -150,6 +150,84 @@ int plan_seconds_ok(double s)
     return s >= 0 && s <= PLAN_SECONDS_MAX; /* false for NaN and the infinities */
 }
 
+/* One line of f into line (without its newline): 1, 0 at the end of the file, -1 for a
+ * read error, -2 for a line over PLAN_COST_LINE_MAX bytes, -3 for a NUL byte in it. The
+ * rest of a refused line is not read. */
+static int cost_line(FILE *f, char *line)
+{
+    size_t n = 0;
+    int ch;
+    while ((ch = getc(f)) != EOF && ch != '\n') {
+        if (ch == '\0')
+            return -3;
+        if (n == PLAN_COST_LINE_MAX)
+            return -2;
+        line[n++] = (char)ch;
+    }
+    line[n] = '\0';
+    if (ch == EOF && ferror(f))
+        return -1;
+    if (ch == EOF && n == 0)
+        return 0;
+    if (n && line[n - 1] == '\r')
+        line[n - 1] = '\0';
+    return 1;
+}
+
+static int has_control(const char *s, const char *end)
+{
+    for (; s < end; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
+int plan_read_costs(FILE *f, const char *path,
+                    void (*add)(void *ctx, const char *key, double seconds), void *ctx,
+                    struct strbuf *err)
+{
+    char *line = xmalloc(PLAN_COST_LINE_MAX + 1);
+    unsigned long lineno = 0;
+    int rc = EXIT_OK, r;
+    while (!rc && (r = cost_line(f, line)) != 0) {
+        lineno++;
+        if (r == -1) {
+            sb_addf(err, "%s:%lu: %s", path, lineno, strerror(errno));
+            rc = EXIT_IO;
+        } else if (r == -2) {
+            sb_addf(err, "%s:%lu: a line over %d bytes (a cost table's line is KEY<TAB>SECONDS)",
+                    path, lineno, PLAN_COST_LINE_MAX);
+            rc = EXIT_USAGE;
+        } else if (r == -3) {
+            sb_addf(err, "%s:%lu: a NUL byte (a cost table is text: KEY<TAB>SECONDS lines)",
+                    path, lineno);
+            rc = EXIT_USAGE;
+        } else if (line[0] && line[0] != '#') {
+            char *tab = strchr(line, '\t'), *end = NULL;
+            double s = tab ? strtod(tab + 1, &end) : -1;
+            if (!tab || tab == line || end == tab + 1 || *end || !plan_seconds_ok(s)) {
+                sb_addf(err, "%s:%lu: expected KEY<TAB>SECONDS (a number from 0 to %.0f), got \"",
+                        path, lineno, PLAN_SECONDS_MAX);
+                sb_add_printable(err, line);
+                sb_adds(err, "\"");
+                rc = EXIT_USAGE;
+            } else {
+                *tab = '\0';
+                if (!has_control(line, tab)) {
+                    add(ctx, line, s);
+                    continue;
+                }
+                sb_addf(err, "%s:%lu: the key holds a control character: \"", path, lineno);
+                sb_add_printable(err, line);
+                sb_adds(err, "\" (a TU key is a path relative to the root)");
+                rc = EXIT_USAGE;
+            }
+        }
+    }
+    free(line);
+    return rc;
+}
+
 /* The plan's predicted seconds for a shard, or -1. */
 double plan_shard_seconds(json_t *plan, int shard)
 {

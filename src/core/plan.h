@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "strbuf.h"
 
@@ -45,5 +46,18 @@ double plan_shard_seconds(json_t *plan, int shard);
 #define PLAN_SECONDS_MAX 1e6
 /* Whether s is a compile time a plan takes: finite, from 0 to PLAN_SECONDS_MAX. */
 int plan_seconds_ok(double s);
+
+/* The longest line of a cost table, in bytes without its newline (a key is a path). */
+#define PLAN_COST_LINE_MAX 4096
+
+/* Reads a cost table (docs/shardcc-plan.md) from f: KEY<TAB>SECONDS lines, with blank
+ * lines and "#" comments skipped and a "\r\n" end taken as "\n". For each line calls
+ * add(ctx, key, seconds): key is non-empty and holds no control character; seconds passes
+ * plan_seconds_ok(). Returns 0; or 2 (a line that is not one: no tab, an empty key, a key
+ * with a control character, not a number, a number out of range, a NUL byte, over PLAN_COST_LINE_MAX bytes) or 4 (a
+ * read error) with "PATH:LINE: why" in err, after the lines before it were added. */
+int plan_read_costs(FILE *f, const char *path,
+                    void (*add)(void *ctx, const char *key, double seconds), void *ctx,
+                    struct strbuf *err);
 
 #endif

@@ -94,6 +94,16 @@ for bad in inf 1e308 nan -1 1000001; do
     printf 'src/add.cu\t%s\nsrc/mul.cu\t2\n' "$bad" >"$T/bad.tsv"
     expect_fail 2 "expected KEY<TAB>SECONDS (a number from 0 to 1000000)" shardcc plan -n 2 "$T/bad.tsv"
 done
+# A cost table's line is whole or refused, at its line number: a NUL byte ended the line
+# unseen (the key was taken with the rest dropped), a line over 4095 bytes was read as two
+# lines (the error named the wrong text), a key with a control character was taken
+printf 'src/add.cu\t3\0junk\nsrc/mul.cu\t2\n' >"$T/nul.tsv"
+expect_fail 2 "nul.tsv:1: a NUL byte" shardcc plan -n 2 "$T/nul.tsv"
+{ printf 'src/mul.cu\t2\n'; head -c 5000 /dev/zero | tr '\0' k; printf '\t1\n'; } >"$T/long.tsv"
+expect_fail 2 "long.tsv:2: a line over 4096 bytes" shardcc plan -n 2 "$T/long.tsv"
+printf 'src/mul.cu\t2\r\nsrc/a\033[2Jb.cu\t1\r\n' >"$T/ctl.tsv"
+expect_fail 2 'ctl.tsv:2: the key holds a control character: "src/a\x1b[2Jb.cu"' shardcc plan -n 2 "$T/ctl.tsv"
+ok "cost tables: NUL bytes, overlong lines and control characters refused at FILE:LINE"
 mkdir -p "$T/hostile" "$T/hostile-art"
 tar --zstd -xf ../art/shard-plan-1-of-2.tar.zst -C "$T/hostile"
 python3 - "$T/hostile/manifest.json" <<'PY'
