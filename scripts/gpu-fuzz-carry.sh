@@ -3,7 +3,8 @@
 # there): the libFuzzer targets of a sanitizer build (AddressSanitizer and UBSan, as
 # scripts/test.sh builds them), zstd, every shared library they need and Debian's loader,
 # rewritten (patchelf) to load from /tmp/shardcc-fuzz-rt, with the seed corpora and
-# run_smoke.sh. scripts/gpu-fuzz-run.sh runs them there.
+# run_smoke.sh, and packs them into .gpu/fuzz.tgz (the carry's limit is 64 MiB; ICU's data
+# alone is 31 MB unpacked). scripts/gpu-fuzz-run.sh unpacks and runs them there.
 #   scripts/gpu-fuzz-carry.sh [SAN_BUILD_DIR]   (default build-asan, configured if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,4 +32,5 @@ for lib in "$out"/rt/*.so*; do
     patchelf --force-rpath --set-rpath "$RT" "$lib"
 done
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >>.git/info/exclude
-du -sh "$out"
+tar -C .gpu -czf .gpu/fuzz.tgz fuzz
+du -sh "$out" .gpu/fuzz.tgz

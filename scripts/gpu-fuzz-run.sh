@@ -1,15 +1,45 @@
 #!/usr/bin/env bash
-# On the lent host: every fuzz target of .gpu/fuzz (scripts/gpu-fuzz-carry.sh) for SECONDS,
+# On the lent host: every fuzz target of .gpu/fuzz.tgz (scripts/gpu-fuzz-carry.sh; carry
+# .gpu/fuzz.tgz) for SECONDS,
 # all at once (one core each), through tests/fuzz/run_smoke.sh; each target's log and any
 # failing input go to $OUT/fuzz/<name>/, a summary line per target to $OUT/fuzz/summary.txt.
-#   scripts/gpu-fuzz-run.sh [SECONDS]   (default 600)
+#   scripts/gpu-fuzz-run.sh [SECONDS]      in this call (default 561: one call's 600 s limit)
+#   scripts/gpu-fuzz-run.sh --start SECONDS
+#                                          starts the run detached, from a copy under /tmp
+#                                          (each call lays the working tree anew), and returns
+#   scripts/gpu-fuzz-run.sh --collect      in the next call (at once: the host is kept about
+#                                          30 s): waits for the detached run and copies its
+#                                          results to $OUT
+# A run longer than one call is --start, then a call that sleeps, then --collect.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-600}
-src=.gpu/fuzz
+HOLD=/tmp/shardcc-fuzz-hold # the detached run's copy of .gpu/fuzz and this script, and its output
+case "${1:-}" in
+--start)
+    seconds=${2:?--start SECONDS}
+    rm -rf "$HOLD" && mkdir -p "$HOLD/out" && tar -C "$HOLD" -xzf .gpu/fuzz.tgz &&
+        mv "$HOLD/fuzz" "$HOLD/src" && cp "$0" "$HOLD/run.sh"
+    FUZZ_SRC=$HOLD/src OUT=$HOLD/out setsid nohup bash "$HOLD/run.sh" "$seconds" \
+        >"$HOLD/run.log" 2>&1 </dev/null &
+    echo "gpu-fuzz-run: started for $seconds s (pid $!), output under $HOLD/out"
+    exit 0
+    ;;
+--collect)
+    [ -d "$HOLD/out" ] || { echo "gpu-fuzz-run: no detached run under $HOLD (the host was given back?)" >&2; exit 4; }
+    while [ ! -e "$HOLD/out/fuzz/nproc.txt" ]; do sleep 5; done
+    cp -r "$HOLD/out/fuzz" "$OUT/" && cat "$OUT/fuzz/summary.txt"
+    exit 0
+    ;;
+esac
+seconds=${1:-561}
+src=${FUZZ_SRC:-}
+if [ -z "$src" ]; then
+    src=/tmp/shardcc-fuzz-src
+    rm -rf "$src" && mkdir -p "$src" && tar -C "$src" -xzf .gpu/fuzz.tgz --strip-components=1
+fi
 RT=/tmp/shardcc-fuzz-rt
 rm -rf "$RT" && cp -r "$src/rt" "$RT"
-export PATH="$PWD/$src/bin:$PATH" ZSTD="$PWD/$src/bin/zstd" PYTHON=${PYTHON:-python3}
+export PATH="$src/bin:$PATH" ZSTD="$src/bin/zstd" PYTHON=${PYTHON:-python3}
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 mkdir -p "$OUT/fuzz"
 pids=()
