@@ -47,8 +47,9 @@ int options_file_read(const char *cwd, const char *file, int depth, const char *
     else if (e)
         sb_addf(err, "cannot read options file \"%s\"%s%s: %s", file, from ? " named in " : "",
                 from ? from : "", plat_strerror(e));
-    else
-        rsp_split(sb_str(&text), text.len, syntax, args);
+    else /* nvcc and gcc (libiberty's buildargv) both read the text up to a NUL byte
+          * (measured with nvcc 13.0): the rest is not theirs, nor the seat's */
+        rsp_split(sb_str(&text), strnlen(sb_str(&text), text.len), syntax, args);
     sb_release(&abs);
     sb_release(&text);
     return e ? EXIT_USAGE : EXIT_OK;
