@@ -14,21 +14,29 @@
 #define CMD "shardcc matrix"
 
 static const char usage[] =
-    "usage: shardcc matrix --packages DIR|FILE... --cells FILE [--max-jobs N] [--pretty]\n"
+    "usage: shardcc matrix --packages DIR|FILE... --cells FILE [--max-jobs N] [--strict]\n"
+    "                      [--summary] [--concurrency N] [--pretty]\n"
     "\n"
     "Plans the CI jobs of a build farm: every cell of the grid (the product of the cells\n"
-    "file's platforms, python, cuda and torch lists, minus its exclusions, narrowed by each\n"
-    "package) becomes N shard jobs and one link job when the package says `sharding: N`\n"
-    "on that platform, else one link job with count 0 that builds unsharded. Prints\n"
+    "file's platforms, python, cuda and torch lists, or the union of its combinations,\n"
+    "minus its exclusions, narrowed by each package and projected onto its axes) becomes N\n"
+    "shard jobs and one link job when the package says `sharding: N` on that platform,\n"
+    "else one link job with count 0 that builds unsharded. Prints\n"
     "  {\"dispatches\": [{\"shards\": [...], \"links\": [...]}, ...]}\n"
-    "where no list exceeds --max-jobs and a cell's shards and link share one dispatch (one\n"
-    "workflow run each: GitHub refuses a matrix of more than 256 jobs).\n"
+    "where no list exceeds --max-jobs or 1,000,000 bytes of JSON (a job output carries it)\n"
+    "and a cell's shards and link share one dispatch (one workflow run each: GitHub refuses\n"
+    "a matrix of more than 256 jobs).\n"
     "\n"
-    "  --packages P...  package files, or directories holding DIR/<name>/package.yml\n"
-    "                   (values up to the next option)\n"
-    "  --cells FILE     the grid (see docs/shardcc-matrix.md)\n"
-    "  --max-jobs N     the most jobs of one kind in one dispatch (default 256)\n"
-    "  --pretty         indent the JSON\n"
+    "  --packages P...    package files, or directories holding DIR/<name>/package.yml\n"
+    "                     (values up to the next option)\n"
+    "  --cells FILE       the grid (see docs/shardcc-matrix.md)\n"
+    "  --max-jobs N       the most jobs of one kind in one dispatch (default 256)\n"
+    "  --strict           every key of a package file must be shardcc's (by default a\n"
+    "                     farm's own keys are ignored, except near misses of shardcc's)\n"
+    "  --summary          print the farm per package, and against the limits, on stderr\n"
+    "  --concurrency N    with --summary: the most jobs the CI account runs at once\n"
+    "                     (default 20, GitHub Free's)\n"
+    "  --pretty           indent the JSON\n"
     "\n"
     "Exit status: 0 ok, 2 a usage or configuration error (FILE:LINE:COLUMN named),\n"
     "4 an unreadable file.\n";
@@ -60,12 +68,89 @@ static int expand_dir(const char *dir, struct strvec *files, struct strvec *name
     return EXIT_OK;
 }
 
+/* Per package: cells, the sharded ones, shard jobs, and the dispatches it spans. */
+struct pkg_sum {
+    size_t cells, sharded, shards;
+    long first, last; /* dispatch indexes, -1: none */
+};
+
+static size_t list_bytes(json_t *list)
+{
+    return json_dumpb(list, NULL, 0, JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
+
+static void print_summary(json_t *plan, struct package *const *pkgs, size_t np, long max_jobs,
+                          long concurrency)
+{
+    json_t *ds = json_object_get(plan, "dispatches");
+    struct pkg_sum *sum = calloc(np ? np : 1, sizeof *sum);
+    json_t *index = json_object(); /* package name -> position */
+    for (size_t i = 0; i < np; i++) {
+        json_object_set_new(index, pkgs[i]->name, json_integer((json_int_t)i));
+        sum[i].first = sum[i].last = -1;
+    }
+    size_t max_shards = 0, max_links = 0, max_sbytes = 0, max_lbytes = 0, shards = 0, links = 0;
+    for (size_t d = 0; d < json_array_size(ds); d++) {
+        json_t *x = json_array_get(ds, d), *sl = json_object_get(x, "shards"),
+               *ll = json_object_get(x, "links"), *e;
+        size_t i;
+        json_array_foreach(ll, i, e)
+        {
+            struct pkg_sum *p = &sum[json_integer_value(
+                json_object_get(index, json_string_value(json_object_get(e, "package"))))];
+            p->cells++;
+            p->sharded += json_integer_value(json_object_get(e, "count")) > 0;
+            p->shards += (size_t)json_integer_value(json_object_get(e, "count"));
+            if (p->first < 0)
+                p->first = (long)d;
+            p->last = (long)d;
+        }
+        shards += json_array_size(sl);
+        links += json_array_size(ll);
+        max_shards = json_array_size(sl) > max_shards ? json_array_size(sl) : max_shards;
+        max_links = json_array_size(ll) > max_links ? json_array_size(ll) : max_links;
+        size_t sb = list_bytes(sl), lb = list_bytes(ll);
+        max_sbytes = sb > max_sbytes ? sb : max_sbytes;
+        max_lbytes = lb > max_lbytes ? lb : max_lbytes;
+    }
+    fprintf(stderr, "\n%-28s %7s %8s %11s %11s\n", "package", "cells", "sharded", "shard jobs",
+            "dispatches");
+    for (size_t i = 0; i < np; i++) {
+        char span[48];
+        if (sum[i].first < 0)
+            snprintf(span, sizeof span, "-");
+        else if (sum[i].first == sum[i].last)
+            snprintf(span, sizeof span, "%ld", sum[i].first);
+        else
+            snprintf(span, sizeof span, "%ld-%ld", sum[i].first, sum[i].last);
+        fprintf(stderr, "%-28s %7zu %8zu %11zu %11s\n", pkgs[i]->name, sum[i].cells, sum[i].sharded,
+                sum[i].shards, span);
+    }
+    fprintf(stderr, "%-28s %7zu %8s %11zu %11zu\n", "total", links, "", shards,
+            json_array_size(ds));
+    fprintf(stderr,
+            "\nlimits:\n"
+            "  jobs of one matrix: at most %ld (--max-jobs; GitHub: 256): the largest dispatch "
+            "has %zu shard jobs and %zu link jobs\n"
+            "  a job output (one list's JSON): at most %d bytes (GitHub: 1 MB): the largest "
+            "shard list is %zu bytes, link list %zu bytes\n"
+            "  jobs at once: %ld (--concurrency): the %zu shard jobs and %zu link jobs take "
+            "at least %zu rounds in all; the largest dispatch's shard jobs %zu\n",
+            max_jobs, max_shards, max_links, MATRIX_MAX_OUTPUT_BYTES, max_sbytes, max_lbytes,
+            concurrency, shards, links,
+            (shards + (size_t)concurrency - 1) / (size_t)concurrency +
+                (links + (size_t)concurrency - 1) / (size_t)concurrency,
+            (max_shards + (size_t)concurrency - 1) / (size_t)concurrency);
+    json_decref(index);
+    free(sum);
+}
+
 int cmd_matrix(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, CMD, 0};
     struct strvec inputs = STRVEC_INIT;
-    const char *cells_path = NULL, *max_s = "256", *first;
-    int pretty = 0;
+    const char *cells_path = NULL, *max_s = "256", *conc_s = "20", *first;
+    int pretty = 0, strict = 0, summary = 0;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -79,7 +164,10 @@ int cmd_matrix(int argc, char **argv)
             continue;
         }
         if (args_value(&a, "--cells", &cells_path) || args_value(&a, "--max-jobs", &max_s) ||
-            (args_flag(&a, "--pretty") && (pretty = 1)))
+            args_value(&a, "--concurrency", &conc_s) ||
+            (args_flag(&a, "--pretty") && (pretty = 1)) ||
+            (args_flag(&a, "--strict") && (strict = 1)) ||
+            (args_flag(&a, "--summary") && (summary = 1)))
             continue;
         if (!a.error)
             args_unknown(&a);
@@ -97,6 +185,12 @@ int cmd_matrix(int argc, char **argv)
     }
     if (max_jobs < 1) {
         report_error(CMD, "--max-jobs \"%s\" is not a number from 1 to 100000", max_s);
+        sv_clear(&inputs);
+        return EXIT_USAGE;
+    }
+    long concurrency = parse_count(conc_s);
+    if (concurrency < 1) {
+        report_error(CMD, "--concurrency \"%s\" is not a number from 1 to 100000", conc_s);
         sv_clear(&inputs);
         return EXIT_USAGE;
     }
@@ -120,7 +214,7 @@ int cmd_matrix(int argc, char **argv)
         report_error(CMD, "%s", sb_str(&err));
     for (size_t i = 0; i < files.n && !rc; i++) {
         pkgs[np] = calloc(1, sizeof **pkgs);
-        rc = package_load(files.v[i], *names.v[i] ? names.v[i] : NULL, pkgs[np], &err);
+        rc = package_load(files.v[i], *names.v[i] ? names.v[i] : NULL, strict, pkgs[np], &err);
         np++;
         if (!rc)
             rc = package_check_against(pkgs[np - 1], &cells, &err);
@@ -144,6 +238,8 @@ int cmd_matrix(int argc, char **argv)
         } else {
             fprintf(stderr, CMD ": %zu packages, %zu cells, %zu shard jobs in %zu dispatches\n", np,
                     nl, ns, nd);
+            if (summary)
+                print_summary(plan, pkgs, np, max_jobs, concurrency);
         }
         free(s);
         json_decref(plan);

@@ -199,8 +199,8 @@ int plan_read_costs(FILE *f, const char *path,
                     path, lineno, PLAN_COST_LINE_MAX);
             rc = EXIT_USAGE;
         } else if (r == -3) {
-            sb_addf(err, "%s:%lu: a NUL byte (a cost table is text: KEY<TAB>SECONDS lines)",
-                    path, lineno);
+            sb_addf(err, "%s:%lu: a NUL byte (a cost table is text: KEY<TAB>SECONDS lines)", path,
+                    lineno);
             rc = EXIT_USAGE;
         } else if (line[0] && line[0] != '#') {
             char *tab = strchr(line, '\t'), *end = NULL;

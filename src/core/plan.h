@@ -54,8 +54,9 @@ int plan_seconds_ok(double s);
  * lines and "#" comments skipped and a "\r\n" end taken as "\n". For each line calls
  * add(ctx, key, seconds): key is non-empty and holds no control character; seconds passes
  * plan_seconds_ok(). Returns 0; or 2 (a line that is not one: no tab, an empty key, a key
- * with a control character, not a number, a number out of range, a NUL byte, over PLAN_COST_LINE_MAX bytes) or 4 (a
- * read error) with "PATH:LINE: why" in err, after the lines before it were added. */
+ * with a control character, not a number, a number out of range, a NUL byte, over
+ * PLAN_COST_LINE_MAX bytes) or 4 (a read error) with "PATH:LINE: why" in err, after the lines
+ * before it were added. */
 int plan_read_costs(FILE *f, const char *path,
                     void (*add)(void *ctx, const char *key, double seconds), void *ctx,
                     struct strbuf *err);

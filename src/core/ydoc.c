@@ -18,9 +18,52 @@ struct conv {
     yaml_document_t *doc;
     size_t nodes;
     int too_deep, too_big;
+    const yaml_node_t *bad_merge; /* a "<<" whose value is not a mapping or list of them */
 };
 
 static void free_node(struct ynode *n);
+static struct ynode *convert(struct conv *c, yaml_node_t *yn, int depth);
+
+/* A YAML merge key: "<<" written plain (libyaml leaves merges to the application). */
+static int is_merge_key(const yaml_node_t *k)
+{
+    return k && k->type == YAML_SCALAR_NODE && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+           k->data.scalar.length == 2 && !memcmp(k->data.scalar.value, "<<", 2);
+}
+
+static int has_key(const struct ynode *map, const char *key)
+{
+    for (size_t i = 0; i < map->n; i++)
+        if (map->keys[i]->kind == Y_SCALAR && !strcmp(map->keys[i]->text, key))
+            return 1;
+    return 0;
+}
+
+/* Adds to map the pairs of the mapping src whose keys map does not have yet: the keys
+ * written in a mapping win over merged ones, and an earlier merged mapping over a later
+ * one. The pairs keep the positions where src wrote them. */
+static void merge_from(struct conv *c, struct ynode *map, yaml_node_t *src, int depth)
+{
+    if (src->type != YAML_MAPPING_NODE) {
+        if (!c->bad_merge)
+            c->bad_merge = src;
+        return;
+    }
+    struct ynode *m = convert(c, src, depth + 1);
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->keys[i]->kind != Y_SCALAR || has_key(map, m->keys[i]->text))
+            continue;
+        map->keys = xrealloc(map->keys, (map->n + 1) * sizeof *map->keys);
+        map->items = xrealloc(map->items, (map->n + 1) * sizeof *map->items);
+        map->keys[map->n] = m->keys[i];
+        map->items[map->n] = m->items[i];
+        map->n++;
+        m->keys[i] = m->items[i] = NULL;
+    }
+    free_node(m);
+}
 
 static struct ynode *convert(struct conv *c, yaml_node_t *yn, int depth)
 {
@@ -62,6 +105,8 @@ static struct ynode *convert(struct conv *c, yaml_node_t *yn, int depth)
             yaml_node_pair_t *p = &yn->data.mapping.pairs.start[i];
             yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
             yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+            if (is_merge_key(k))
+                continue; /* below, once every key written here is in */
             struct ynode *kn = k ? convert(c, k, depth + 1) : NULL;
             struct ynode *vn = kn && v ? convert(c, v, depth + 1) : NULL;
             if (!kn || !vn) {
@@ -71,6 +116,23 @@ static struct ynode *convert(struct conv *c, yaml_node_t *yn, int depth)
             n->keys[n->n] = kn;
             n->items[n->n] = vn;
             n->n++;
+        }
+        /* "<<: *defaults" or "<<: [*a, *b]" */
+        for (size_t i = 0; i < cnt && !c->too_deep && !c->too_big; i++) {
+            yaml_node_pair_t *p = &yn->data.mapping.pairs.start[i];
+            yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+            if (!is_merge_key(yaml_document_get_node(c->doc, p->key)) || !v)
+                continue;
+            if (v->type == YAML_SEQUENCE_NODE) {
+                for (yaml_node_item_t *it = v->data.sequence.items.start;
+                     it < v->data.sequence.items.top; it++) {
+                    yaml_node_t *m = yaml_document_get_node(c->doc, *it);
+                    if (m)
+                        merge_from(c, n, m, depth + 1);
+                }
+            } else {
+                merge_from(c, n, v, depth);
+            }
         }
     }
     return n;
@@ -193,9 +255,18 @@ int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root) {
-        struct conv c = {&doc, 0, 0, 0};
+        struct conv c = {&doc, 0, 0, 0, NULL};
         d->root = convert(&c, root, 0);
-        if (c.too_deep || c.too_big) {
+        if (c.bad_merge && !c.too_deep && !c.too_big) {
+            free_node(d->root);
+            d->root = NULL;
+            struct ynode at = {.line = (int)c.bad_merge->start_mark.line + 1,
+                               .col = (int)c.bad_merge->start_mark.column + 1};
+            rc = yerr(d, &at, err,
+                      "a merge key \"<<\" takes a mapping or a list of mappings (an alias "
+                      "such as *defaults), not %s",
+                      c.bad_merge->type == YAML_SCALAR_NODE ? "a scalar" : "a list");
+        } else if (c.too_deep || c.too_big) {
             free_node(d->root);
             d->root = NULL;
             rc = yerr(d, NULL, err, "%s",

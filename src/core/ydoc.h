@@ -1,7 +1,10 @@
 /* ydoc: a YAML file (read with libyaml) as a tree of nodes that remember where they were
  * written, so every configuration error can name FILE:LINE:COLUMN. Only what package and
  * cells files need: block or flow mappings, sequences and scalars; anchors are resolved by
- * libyaml; a mapping with a key twice is an error. Scalars keep their text as written
+ * libyaml; merge keys ("<<: *defaults", "<<: [*a, *b]") are applied here (libyaml leaves
+ * them to the application): a key written in the mapping wins over a merged one, an earlier
+ * merged mapping over a later one, and merged pairs keep the position where they were
+ * written. A mapping with a key twice is an error. Scalars keep their text as written
  * ("3.10" stays "3.10"); the typed readers below interpret it. */
 #ifndef SHARDCC_YDOC_H
 #define SHARDCC_YDOC_H

@@ -50,7 +50,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     fuzz_write("cells.yml", cells_yml, sizeof cells_yml - 1);
     fuzz_write("fixed/package.yml", "name: fz\nsharding: 3\n", 21);
     char *cells = fuzz_path("cells.yml"), *pkg = fuzz_path("fixed/package.yml");
-    if (cells_load(cells, &grid, &err) != 0 || package_load(pkg, NULL, &fixed, &err) != 0)
+    if (cells_load(cells, &grid, &err) != 0 || package_load(pkg, NULL, 0, &fixed, &err) != 0)
         fuzz_fail("the fixed cells or package file: %s", sb_str(&err));
     free(cells);
     free(pkg);
@@ -98,7 +98,7 @@ static void as_package(const char *path)
 {
     struct package p;
     struct strbuf err = STRBUF_INIT;
-    int rc = package_load(path, "fuzzpkg", &p, &err);
+    int rc = package_load(path, "fuzzpkg", 0, &p, &err);
     if (rc == EXIT_OK) {
         if (!p.name || !cell_id_ok(p.name) || p.sharding < 0 || p.sharding > 100000 ||
             !(p.min_hit_rate >= 0 && p.min_hit_rate <= 1))

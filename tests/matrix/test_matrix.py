@@ -137,6 +137,196 @@ def rules(shardcc, d):
     check(rc == 0 and l.get("cell") == "cutlass-lib-linux-x86_64-cu13.0" and l.get("torch", 1) is None,
           "grid: absent dimensions are left out (%s)" % l.get("cell"))
 
+# A farm's own files (issue 15): package files with the farm's keys (some colliding with
+# shardcc's generic ones, some through "<<:" merges), two torch-free packages with axes,
+# three sharded ones, a sparse grid of combinations over 3 platforms. The expected cells
+# are computed here from the YAML's meaning, not from the tool's output.
+PLATS = [("linux", "x86_64"), ("linux_aarch64", "aarch64"), ("windows", "x86_64")]
+TORCH = [  # torch release, its CUDA versions, its Python versions
+    ("2.5.1", ["11.8", "12.1", "12.4"], ["3.9", "3.10", "3.11", "3.12"]),
+    ("2.6.0", ["11.8", "12.4", "12.6"], ["3.9", "3.10", "3.11", "3.12", "3.13"]),
+    ("2.7.1", ["11.8", "12.6", "12.8"], ["3.9", "3.10", "3.11", "3.12", "3.13"]),
+    ("2.8.0", ["12.6", "12.8", "12.9"], ["3.9", "3.10", "3.11", "3.12", "3.13"]),
+    ("2.9.1", ["12.6", "12.8", "13.0"], ["3.10", "3.11", "3.12", "3.13", "3.14"]),
+    ("2.10.0", ["12.6", "12.8", "13.0"], ["3.10", "3.11", "3.12", "3.13", "3.14"]),
+    ("2.11.0", ["12.8", "13.0"], ["3.10", "3.11", "3.12", "3.13", "3.14"]),
+]
+EXCLUDE = [{"platform": "windows", "python": "3.14"}, {"platform": "linux_aarch64", "cuda": "11.8"}]
+
+
+def farm_grid():
+    """The combinations as written (each a dict of lists and an optional platform list)."""
+    combos = []
+    for torch, cudas, pys in TORCH:
+        for cu in cudas:
+            combos.append({"cuda": [cu], "torch": [torch], "python": pys, "platform": ["linux", "windows"]})
+        # aarch64 wheels for the newer CUDA only, and one combination written twice over
+        combos.append({"cuda": cudas[-2:], "torch": [torch], "python": pys, "platform": ["linux_aarch64"]})
+    combos.append({"cuda": ["13.0"], "torch": ["2.10.0"], "python": ["3.12", "3.13"]})  # overlaps, all platforms
+    return combos
+
+
+def farm_points(combos):
+    """platform -> the ordered distinct (python, cuda, torch) points, exclusions applied."""
+    pts = {}
+    for name, _ in PLATS:
+        seen = []
+        for c in combos:
+            if "platform" in c and name not in c["platform"]:
+                continue
+            for py in c["python"]:
+                for cu in c["cuda"]:
+                    for t in c["torch"]:
+                        p = (py, cu, t)
+                        bad = any(all({"platform": name, "python": py, "cuda": cu, "torch": t}[k] == v
+                                      for k, v in x.items()) for x in EXCLUDE)
+                        if p not in seen and not bad:
+                            seen.append(p)
+        pts[name] = seen
+    return pts
+
+
+def yaml_list(v):
+    return "[" + ", ".join('"%s"' % x for x in v) + "]"
+
+
+def farm_files(shardcc, d):
+    root = os.path.join(d, "farm15")
+    combos = farm_grid()
+    lines = ["platforms:"] + ["  - {name: %s, arch: %s}" % p for p in PLATS] + ["combinations:"]
+    for c in combos:
+        parts = ["%s: %s" % (k, yaml_list(c[k])) for k in ("cuda", "torch", "python")]
+        if "platform" in c:
+            parts.append("platform: %s" % yaml_list(c["platform"]))
+        lines.append("  - {" + ", ".join(parts) + "}")
+    lines.append("exclude:")
+    lines += ["  - {" + ", ".join('%s: "%s"' % kv for kv in x.items()) + "}" for x in EXCLUDE]
+    write(os.path.join(root, "cells.yml"), "\n".join(lines) + "\n")
+    check(len(combos) >= 25, "farm15: %d combinations over 3 platforms" % len(combos))
+    # package name -> (file text, sharding N, sharding platforms or None, axes, narrowing)
+    P = {}
+    P["flash-attn"] = ("x-sharded: &sharded {sharding: 20, max_jobs: 4}\n"
+                       "<<: *sharded\n"
+                       "source: {repo: Dao-AILab/flash-attention, ref: v2.8.3}\n"
+                       "links_torch: true\n"
+                       'python: ">=3.9"\n'
+                       "platform: [linux, windows]\n"
+                       "shardcc:\n"
+                       "  sharding_platforms: [linux, linux_aarch64]\n"
+                       "  pin: ['csrc/tools/*']\n", 20, ["linux", "linux_aarch64"], "pct", {})
+    P["xformers"] = ("sharding: 10\nsharding_platforms: [linux]\nmax_jobs: 2\npatches: [fix-sm120.patch]\n"
+                     "env: {XFORMERS_BUILD_TYPE: Release}\nversion: 0.0.30\npip: [xformers]\n",
+                     10, ["linux"], "pct", {})
+    P["cutlass-lib"] = ("links_torch: false\nsharding: 4\naxes: [platform, python, cuda]\nsource: nvidia/cutlass\n",
+                        4, None, "pc", {})
+    P["nvcomp-lib"] = ("python: any\nlinks_torch: false\nshardcc:\n  axes: [cuda]\n  platforms: [linux, windows]\n",
+                       0, None, "c", {"platform": ["linux", "windows"]})
+    defaults = "x-farm: &farm\n  max_jobs: 8\n  build_isolation: false\n  links_torch: true\n"
+    for i in range(30):
+        name = "pkg%02d" % i
+        if i % 3 == 0:  # a farm default through a merge, foreign keys only
+            text = defaults + "<<: *farm\nversion: 1.%d\nurl: https://example.org/%s\n" % (i, name)
+            P[name] = (text, 0, None, "pct", {})
+        elif i % 3 == 1:  # shardcc's keys under the farm's own "name" and "python" meanings
+            text = ("name: {pypi: %s-cu}\npython: '>=3.10'\nplatforms: all\n"
+                    "shardcc:\n  python: ['3.12', '3.13']\n  cuda: ['12.8', '13.0']\n" % name)
+            P[name] = (text, 0, None, "pct", {"python": ["3.12", "3.13"], "cuda": ["12.8", "13.0"]})
+        else:  # the plain form: shardcc's generic keys meaning what shardcc means
+            text = "name: %s\nplatforms: [linux]\ntorch: ['2.10.0', '2.11.0']\nhomepage: x\nflags: ['-O3']\n" % name
+            P[name] = (text, 0, None, "pct", {"platform": ["linux"], "torch": ["2.10.0", "2.11.0"]})
+    for name, (text, *_rest) in P.items():
+        write(os.path.join(root, "packages", name, "package.yml"), text)
+    check(len(P) >= 30, "farm15: %d package files" % len(P))
+    t0 = time.monotonic()
+    rc, out, err = matrix(shardcc, ["--packages", "packages", "--cells", "cells.yml", "--summary"], root)
+    took = time.monotonic() - t0
+    check(rc == 0, "farm15: exit 0 (%s)" % err.strip()[-300:])
+    if rc:
+        return
+    # the bound: well under a second; a sanitized build (scripts/test.sh's second pass) is slower
+    bound = 3.0 if os.environ.get("ASAN_OPTIONS") else 1.0
+    check(took < bound, "farm15: planned in %.2f s (bound %.1f s)" % (took, bound))
+    plan = json.loads(out)
+    links = [l for x in plan["dispatches"] for l in x["links"]]
+    shards = [s for x in plan["dispatches"] for s in x["shards"]]
+    pts = farm_points(combos)
+    dims = {"p": 0, "c": 1, "t": 2}
+    want_cells, want_shards = {}, {}
+    for name, (_, n, splats, axes, narrow) in P.items():
+        ids = []
+        for plat, arch in PLATS:
+            if "platform" in narrow and plat not in narrow["platform"]:
+                continue
+            for py, cu, t in pts[plat]:
+                if any(v not in narrow.get(k, [v]) for k, v in (("python", py), ("cuda", cu), ("torch", t))):
+                    continue
+                cid = "%s-%s-%s" % (name, plat, arch)
+                for letter, prefix, v in (("p", "py", py), ("c", "cu", cu), ("t", "torch", t)):
+                    if letter in axes:
+                        cid += "-%s%s" % (prefix, v)
+                if cid not in ids:
+                    ids.append(cid)
+                    if n and (splats is None or plat in splats):
+                        want_shards[name] = want_shards.get(name, 0) + n
+        want_cells[name] = ids
+    got_cells = {}
+    for l in links:
+        got_cells.setdefault(l["package"], []).append(l["cell"])
+    check(got_cells == want_cells,
+          "farm15: every package's cells, in order, as the grid's meaning gives them (%d cells)" %
+          sum(len(v) for v in want_cells.values()))
+    for name in P:
+        if got_cells.get(name) != want_cells[name]:
+            print("   %s: got %d cells, want %d; first difference: %s" % (
+                name, len(got_cells.get(name, [])), len(want_cells[name]),
+                next((a, b) for a, b in zip(got_cells.get(name, []) + [None] * 9999, want_cells[name] + [None] * 9999)
+                     if a != b)))
+    got_shards = {}
+    for s in shards:
+        got_shards[s["package"]] = got_shards.get(s["package"], 0) + 1
+    check(got_shards == want_shards, "farm15: shard jobs per package %s" % sorted(want_shards.items()))
+    torchfree = [l for l in links if l["package"] in ("cutlass-lib", "nvcomp-lib")]
+    check(torchfree and all(l["torch"] is None for l in torchfree) and
+          all(l["python"] is None for l in torchfree if l["package"] == "nvcomp-lib"),
+          "farm15: torch-free packages' entries carry null for the axes they leave out")
+    fa = [s for s in shards if s["package"] == "flash-attn"]
+    check(fa and all(s["pin"] == "csrc/tools/*" and s["count"] == 20 for s in fa),
+          "farm15: a merged sharding: 20 counts, and the shardcc: mapping's pin is carried")
+    check(all(len(x["shards"]) <= 256 and len(x["links"]) <= 256 and
+              len(json.dumps(x["shards"], separators=(",", ":"))) <= 1000000 for x in plan["dispatches"]),
+          "farm15: every dispatch within 256 jobs and 1,000,000 bytes a list")
+    where = {}
+    for i, x in enumerate(plan["dispatches"]):
+        for e in x["shards"] + x["links"]:
+            where.setdefault(e["cell"], set()).add(i)
+    check(all(len(v) == 1 for v in where.values()), "farm15: a cell's shards and link share one dispatch")
+    for name in ("flash-attn", "cutlass-lib", "pkg00", "total"):
+        row = next((ln.split() for ln in err.splitlines() if ln.startswith(name + " ")), None)
+        if name == "total":
+            ok = row and int(row[1]) == len(links) and int(row[2]) == len(shards)
+        else:
+            ok = row and int(row[1]) == len(want_cells[name]) and int(row[3]) == want_shards.get(name, 0)
+        check(ok, "farm15: --summary's row for %s: %s" % (name, row))
+    check("a job output (one list's JSON): at most 1000000 bytes" in err and "jobs at once: 20" in err,
+          "farm15: --summary names the limits")
+    # generic words a farm uses never trip the near-miss check; --strict still refuses them
+    rc, out, err = matrix(shardcc, ["--packages", "packages/pkg00/package.yml", "--cells", "cells.yml", "--strict"], root)
+    check(rc == 2 and 'unknown key "x-farm"' in err, "farm15: --strict refuses a farm's own keys (%s)" % err.strip())
+    # a dispatch's list stays within a job output's 1 MB: long pins make big entries
+    big = "shardcc:\n  sharding: %d\n  pin: [%s]\n"
+    pins = ", ".join("'tools/%s/*'" % ("x" * 40 + str(i)) for i in range(100))
+    write(os.path.join(root, "big", "huge", "package.yml"), big % (200, pins))
+    rc, out, err = matrix(shardcc, ["--packages", "big", "--cells", "cells.yml"], root)
+    check(rc == 2 and "200 shard entries take 10" in err and "bytes of JSON, more than a job output may hold" in err,
+          "farm15: a cell whose shard entries alone pass 1,000,000 bytes: exit 2 (%s)" % err.strip()[-200:])
+    write(os.path.join(root, "big", "huge", "package.yml"), big % (100, pins))
+    rc, out, err = matrix(shardcc, ["--packages", "big", "--cells", "cells.yml"], root)
+    ds = json.loads(out)["dispatches"] if rc == 0 else []
+    check(rc == 0 and len(ds) > 1 and all(len(json.dumps(x["shards"], separators=(",", ":"))) <= 1000000 and
+                                          len(x["shards"]) <= 256 for x in ds),
+          "farm15: 5 KB pins: the dispatches split at 1,000,000 bytes of JSON (%d dispatches, largest %d bytes)" %
+          (len(ds), max([len(json.dumps(x["shards"], separators=(",", ":"))) for x in ds] or [0])))
+
 
 # (file name, text, expected "FILE:LINE:COLUMN: ..." fragment); package files unless the
 # name starts with "cells"
@@ -148,7 +338,26 @@ MALFORMED = [
     ("str.yml", "name: x\nsharding: four\n", 'str.yml:2:11: key "sharding": expected an integer'),
     ("quoted.yml", 'name: x\nsharding: "4"\n', 'quoted.yml:2:11: key "sharding": expected an integer'),
     ("list.yml", "name: x\nsharding: [4]\n", 'list.yml:2:11: key "sharding": expected an integer from 0 to 100000, got a list'),
-    ("unknown.yml", "name: x\nsharding: 2\nshard_count: 3\n", 'unknown.yml:3:1: package: unknown key "shard_count"'),
+    ("strict-unknown.yml", "name: x\nsharding: 2\nshard_count: 3\n", 'strict-unknown.yml:3:1: package: unknown key "shard_count"'),
+    # a farm's own keys are ignored, but not a near miss of one of shardcc's (issue 15)
+    ("typo.yml", "name: x\nrepo: a/b\nshardnig: 4\n", 'typo.yml:3:1: package: unknown key "shardnig": did you mean "sharding"?'),
+    ("typo-plat.yml", "name: x\nsharding_platform: [linux]\n", 'typo-plat.yml:2:1: package: unknown key "sharding_platform": did you mean "sharding_platforms"?'),
+    ("typo-rate.yml", "name: x\nmin_hitrate: 0.5\n", 'typo-rate.yml:2:1: package: unknown key "min_hitrate": did you mean "min_hit_rate"?'),
+    ("typo-dash.yml", "name: x\nhost-seat: true\n", 'typo-dash.yml:2:1: package: unknown key "host-seat": did you mean "host_seat"?'),
+    ("typo-case.yml", "name: x\nSharding: 3\n", 'typo-case.yml:2:1: package: unknown key "Sharding": did you mean "sharding"?'),
+    ("typo-pins.yml", "name: x\npins: [a]\n", 'typo-pins.yml:2:1: package: unknown key "pins": did you mean "pin"?'),
+    ("typo-axis.yml", "name: x\naxis: [python]\n", 'typo-axis.yml:2:1: package: unknown key "axis": did you mean "axes"?'),
+    ("typo-merged.yml", "base: &b {shardnig: 4}\nname: x\n<<: *b\n", 'typo-merged.yml:1:11: package: unknown key "shardnig"'),
+    ("typo-own.yml", "name: x\nshardcc: {shardin: 3}\n", 'typo-own.yml:2:11: key "shardcc": unknown key "shardin": did you mean "sharding"?'),
+    ("own-unknown.yml", "shardcc: {name: x, repo: a/b}\n", 'own-unknown.yml:1:20: key "shardcc": unknown key "repo" (known: name, sharding'),
+    ("own-twice.yml", "sharding: 2\nshardcc: {name: x, sharding: 3}\n", 'own-twice.yml:2:30: key "sharding": given both at the top (line 1) and under "shardcc"'),
+    ("own-scalar.yml", "name: x\nshardcc: yes\n", 'own-scalar.yml:2:10: key "shardcc": expected a mapping'),
+    ("farm-python.yml", 'name: x\npython: ">=3.9"\n', 'farm-python.yml:2:9: key "python": expected a list, got ">=3.9" (if this key is the farm\'s own, put shardcc\'s keys under a "shardcc:" mapping'),
+    ("merge-scalar.yml", "name: x\n<<: 3\n", 'merge-scalar.yml:2:5: a merge key "<<" takes a mapping or a list of mappings'),
+    ("merge-merged-bad.yml", "d: &d {sharding: -1}\nname: x\n<<: [*d]\n", 'merge-merged-bad.yml:1:18: key "sharding": expected an integer from 0 to 100000, got "-1"'),
+    ("axes-bad.yml", "name: x\naxes: [platform, pyhton]\n", 'axes-bad.yml:2:18: key "axes": "pyhton" is not an axis'),
+    ("axes-twice.yml", "name: x\naxes: [python, python]\n", 'axes-twice.yml:2:16: key "axes": "python" is listed twice'),
+    ("axes-narrow.yml", "name: x\naxes: [python, cuda]\ntorch: ['2.9.1']\n", 'axes-narrow.yml:3:8: key "torch": the package\'s axes leave torch out'),
     ("rate.yml", "name: x\nmin_hit_rate: 1.5\n", 'rate.yml:2:15: key "min_hit_rate": expected a number from 0 to 1, got "1.5"'),
     ("pin.yml", "name: x\npin: ['tools/*', 'a:b']\n", 'pin.yml:2:18: key "pin": "a:b" is not a glob of TU keys'),
     ("pinstr.yml", "name: x\npin: tools/*\n", 'pinstr.yml:2:6: key "pin": expected a list'),
@@ -167,6 +376,17 @@ MALFORMED = [
      'cells-ex.yml:4:14: key "exclude": python "3.21" is not in the grid'),
     ("cells-dash.yml", "platforms: [{name: linux-gnu, arch: x86_64}]\n", 'cells-dash.yml:1:20: key "name": "linux-gnu" is not a name'),
     ("cells-twice.yml", "platforms: [{name: linux, arch: x86_64}]\ncuda: ['13.0', '13.0']\n", 'cells-twice.yml:2:16: key "cuda": "13.0" is listed twice'),
+    ("cells-typo.yml", "platforms: [{name: linux, arch: x86_64}]\ncombination: []\n", 'cells-typo.yml:2:1: cells file: unknown key "combination": did you mean "combinations"?'),
+    ("cells-both.yml", "platforms: [{name: linux, arch: x86_64}]\ncombinations: [{cuda: '13.0'}]\ncuda: ['13.0']\n",
+     'cells-both.yml:3:7: key "cuda": a cells file gives either the lists python, cuda and torch (their product) or "combinations", not both'),
+    ("cells-combo-lacks.yml", "platforms: [{name: linux, arch: x86_64}]\ncombinations:\n  - {cuda: '13.0', torch: '2.9.1'}\n  - {cuda: '12.8'}\n",
+     'cells-combo-lacks.yml:4:5: key "combinations": this entry lacks torch, which the first names'),
+    ("cells-combo-plat.yml", "platforms: [{name: linux, arch: x86_64}]\ncombinations:\n  - {cuda: '13.0', platform: [linux, macos]}\n",
+     'cells-combo-plat.yml:3:38: key "platform": "macos" is not one of the platforms'),
+    ("cells-combo-empty.yml", "platforms: [{name: linux, arch: x86_64}]\ncombinations:\n  - {cuda: []}\n",
+     'cells-combo-empty.yml:3:12: key "cuda": the list is empty'),
+    ("cells-combo-ex.yml", "platforms: [{name: linux, arch: x86_64}]\ncombinations:\n  - {cuda: '13.0'}\nexclude:\n  - {cuda: '12.8'}\n",
+     'cells-combo-ex.yml:5:12: key "exclude": cuda "12.8" is not in the grid'),
 ]
 
 
@@ -178,6 +398,8 @@ def malformed(shardcc, d):
             args = ["--packages", os.path.join("pk", "fa", "package.yml"), "--cells", os.path.join("bad", name)]
         else:
             args = ["--packages", os.path.join("bad", name), "--cells", "cells.yml"]
+        if name.startswith("strict-"):
+            args.append("--strict")
         rc, out, err = matrix(shardcc, args, d)
         check(rc == 2 and ("shardcc matrix: bad/" + want) in err and not out,
               "malformed %s: exit 2, %s (got %d: %s)" % (name, want, rc, err.strip()))
@@ -193,7 +415,7 @@ def malformed(shardcc, d):
     took = {}
     for name in ("listcopies.yml", "copies.yml"):
         t0 = time.monotonic()
-        rc, out, err = matrix(shardcc, ["--packages", os.path.join("bad", name), "--cells", "cells.yml"], d)
+        rc, out, err = matrix(shardcc, ["--packages", os.path.join("bad", name), "--cells", "cells.yml", "--strict"], d)
         took[name] = time.monotonic() - t0
         check(rc == 2 and name + ':2:1: package: unknown key "big"' in err, "%s: exit 2, unknown key" % name)
     check(took["copies.yml"] < 2 * took["listcopies.yml"] + 0.3,
@@ -290,6 +512,7 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="shardcc-matrix.") as d:
         farm(a.shardcc, d)
+        farm_files(a.shardcc, d)
         rules(a.shardcc, d)
         malformed(a.shardcc, d)
         engines(a.shardcc, d)
