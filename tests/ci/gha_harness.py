@@ -374,10 +374,13 @@ def main():
         project = os.path.join(work, "project")
         shutil.copytree(os.path.join(src, "examples", "cuda-cmake"), project)
         os.makedirs(os.path.join(project, "packages", "kern"))
+        # a farm's package file: its own keys (python meaning the farm's), shardcc's under
+        # shardcc:, a package that varies over platform and CUDA only (axes) and pins a TU
         with open(os.path.join(project, "packages", "kern", "package.yml"), "w") as f:
-            f.write("sharding: 3\nmin_hit_rate: 1.0\n")
+            f.write("source: {repo: example/kern}\npython: '>=3.9'\nshardcc:\n  sharding: 3\n"
+                    "  min_hit_rate: 1.0\n  axes: [platform, cuda]\n  pin: ['src/light_07_int.cu']\n")
         with open(os.path.join(project, "cells.yml"), "w") as f:
-            f.write("platforms:\n  - {name: linux, arch: x86_64}\ncuda: ['13.0']\n")
+            f.write("platforms:\n  - {name: linux, arch: x86_64}\npython: ['3.12', '3.13']\ncuda: ['13.0']\n")
         build = "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null"
         inputs = {"packages": "packages", "cells": "cells.yml", "dispatch": 0, "build": build,
                   "working-directory": ".", "shardcc-repository": "shardcc/shardcc", "shardcc-ref": "HEAD",
@@ -398,7 +401,10 @@ def main():
         shards, links = json.loads(plan_out["shards"]), json.loads(plan_out["links"])
         if len(shards) != 3 or len(links) != 1 or links[0]["count"] != 3:
             fail("plan: %d shards, %d links" % (len(shards), len(links)))
-        ok("plan: 3 shard jobs and 1 link job for cell %s" % links[0]["cell"])
+        if links[0]["python"] is not None or any(m["pin"] != "src/light_07_int.cu" for m in shards):
+            fail("plan: axes and pin not carried: %s" % shards[0])
+        ok("plan: 3 shard jobs and 1 link job for cell %s (axes [platform, cuda]: python null; "
+           "pin carried)" % links[0]["cell"])
         needs = {"plan": {"result": "success", "outputs": plan_out}}
         if not condition(wf["jobs"]["shards"].get("if"), Ctx({"needs": needs})):
             fail("the shard jobs would be skipped")
@@ -418,9 +424,13 @@ def main():
         ok("every shard job compiled with the cell's toolkit: " + used[0].strip())
         outs = [json.loads(o[len("action outputs: "):]) for k, o in r.log if k == "action outputs"]
         tus = [o["tus"] for o in outs if o.get("artifact-name")]
-        if len(tus) != 3 or sum(int(t) for t in tus) != 24:
+        # 24 TUs, and the pinned one compiled in the two shards that do not own it too
+        if len(tus) != 3 or sum(int(t) for t in tus) != 24 + 2:
             fail("the shard steps' tus outputs: %s" % tus)
-        ok("the shard steps' tus outputs: %s (24 TUs in all)" % " + ".join(tus))
+        pinned = [o for _, o in r.log if re.search(r"shard \d/3: 1 pinned TUs", o)]
+        if len(pinned) != 3:
+            fail("the shard logs do not each say the pinned TU was compiled: %d" % len(pinned))
+        ok("the shard steps' tus outputs: %s (24 TUs, the pinned one in every shard)" % " + ".join(tus))
         # "Re-run all jobs": shard 1 again uploads under the same name (overwrite: true)
         st, _, ssum = r.job(wf, "shards", project, inputs, needs, shards[0])
         if st:
