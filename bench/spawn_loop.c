@@ -2,9 +2,11 @@
  * and prints the mean wall-clock nanoseconds per call (CLOCK_MONOTONIC) on stdout.
  * libc only.
  *
- *   spawn_loop [-u FILE]... K PATH [ARG...]
- *   spawn_loop [-u FILE]... K PATH [ARG...] ::: PATH2 [ARG2...]
+ *   spawn_loop [-u FILE]... K [NAME=VALUE...] PATH [ARG...]
+ *   spawn_loop [-u FILE]... K [NAME=VALUE...] PATH [ARG...] ::: [NAME=VALUE...] PATH2 [ARG2...]
  *
+ * NAME=VALUE words before a command's PATH set (or replace) those variables in that
+ * command's environment only, as env(1) would, without a process of env's in the timing.
  * PATH is spawned as given (no PATH search) and is also the child's argv[0], so a seat
  * symlink such as .../shardcc-nvcc keeps its name. The child inherits this process's
  * environment, standard streams and working directory. Each -u FILE is unlinked before
@@ -44,15 +46,54 @@ static uint64_t now_ns(void)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: spawn_loop [-u FILE]... K PATH [ARG...] [::: PATH2 [ARG2...]]\n");
+    fprintf(stderr, "usage: spawn_loop [-u FILE]... K [NAME=VALUE...] PATH [ARG...] "
+                    "[::: [NAME=VALUE...] PATH2 [ARG2...]]\n");
     return 2;
 }
 
-static int timed_call(char **child_argv, uint64_t *ns)
+/* The length of NAME in a NAME=VALUE word, or 0 when the word is not one. */
+static size_t assignment(const char *w)
+{
+    size_t n = 0;
+    while ((w[n] >= 'A' && w[n] <= 'Z') || (w[n] >= 'a' && w[n] <= 'z') || w[n] == '_' ||
+           (n && w[n] >= '0' && w[n] <= '9'))
+        n++;
+    return n && w[n] == '=' ? n : 0;
+}
+
+/* The environment of a command: this process's with the leading NAME=VALUE words of *cmd
+ * put in (replacing a variable of that name); *cmd is advanced past them. */
+static char **command_env(char ***cmd)
+{
+    size_t nenv = 0, nset = 0;
+    while (environ[nenv])
+        nenv++;
+    while ((*cmd)[nset] && assignment((*cmd)[nset]))
+        nset++;
+    char **env = calloc(nenv + nset + 1, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < nenv; i++) {
+        int replaced = 0;
+        for (size_t j = 0; j < nset && !replaced; j++) {
+            size_t n = assignment((*cmd)[j]);
+            replaced = !strncmp(environ[i], (*cmd)[j], n + 1);
+        }
+        if (!replaced)
+            env[k++] = environ[i];
+    }
+    for (size_t j = 0; j < nset; j++)
+        env[k++] = (*cmd)[j];
+    *cmd += nset;
+    return env;
+}
+
+static int timed_call(char **child_argv, char **envp, uint64_t *ns)
 {
     uint64_t t0 = now_ns();
     pid_t pid;
-    int rc = posix_spawn(&pid, child_argv[0], NULL, NULL, child_argv, environ);
+    int rc = posix_spawn(&pid, child_argv[0], NULL, NULL, child_argv, envp);
     if (rc != 0) {
         fprintf(stderr, "spawn_loop: cannot run \"%s\": %s\n", child_argv[0], strerror(rc));
         return 1;
@@ -117,6 +158,16 @@ int main(int argc, char **argv)
         }
     }
     int ncmd = cmd[1] ? 2 : 1;
+    char **envs[2] = {NULL, NULL};
+    for (int c = 0; c < ncmd; c++) {
+        envs[c] = command_env(&cmd[c]);
+        if (!envs[c]) {
+            fprintf(stderr, "spawn_loop: out of memory for an environment\n");
+            return 1;
+        }
+        if (!cmd[c][0])
+            return usage();
+    }
     double *t[2] = {calloc((size_t)k, sizeof(double)), calloc((size_t)k, sizeof(double))};
     if (!t[0] || !t[1]) {
         fprintf(stderr, "spawn_loop: out of memory for %ld timings\n", k);
@@ -134,7 +185,7 @@ int main(int argc, char **argv)
                 }
             }
             uint64_t ns;
-            if (timed_call(cmd[which], &ns) != 0)
+            if (timed_call(cmd[which], envs[which], &ns) != 0)
                 return 1;
             t[which][n] = (double)ns;
             total += ns;

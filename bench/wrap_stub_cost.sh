@@ -57,6 +57,7 @@ trap 'rm -rf "$tmp"' EXIT
 # cannot mix two wrappers into one result.
 mkdir "$tmp/bin"
 cp "$build/shardcc" "$build/shardcc-wrap" "$tmp/bin/"
+cp -R "$build/ld-seat" "$tmp/bin/" # the linker seat, which shardcc env requires
 ln -s shardcc-wrap "$tmp/bin/shardcc-nvcc"
 wrap_sum=$(sha256sum "$tmp/bin/shardcc-wrap" | cut -c1-16)
 

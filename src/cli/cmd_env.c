@@ -12,8 +12,8 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: shardcc env [--shard I/N] [--root DIR] [--cache DIR] [--journal FILE]\n"
-    "                   [--format sh|json] [--host-seat] [--[no-]cuda-home-seat]\n"
+    "usage: shardcc env [--shard I/N] [--cell ID] [--root DIR] [--cache DIR]\n"
+    "                   [--journal FILE] [--format sh|json] [--host-seat] [--[no-]cuda-home-seat]\n"
     "                   [--relocatable] [--plan FILE] [--pin GLOB]... [--real-nvcc PATH]\n"
     "                   [--real-cxx PATH] [--real-cc PATH] [--ccache PATH] [--cuda X.Y]\n"
     "\n"
@@ -22,6 +22,8 @@ static const char usage[] =
     "link job, which caches every compile and stubs nothing.\n"
     "\n"
     "  --shard I/N      this job is shard I of N\n"
+    "  --cell ID        the cell: with a plan per cell (see shardcc plan), the seats follow\n"
+    "                   its section (default: the plan's default section)\n"
     "  --root DIR       the project root; TU keys are relative to it (default: .)\n"
     "  --cache DIR      the job's ccache directory (default: ROOT/.shardcc/cache)\n"
     "  --journal FILE   where the seats record each call (default: ROOT/.shardcc/journal.tsv)\n"
@@ -87,7 +89,7 @@ int cmd_env(int argc, char **argv)
             return EXIT_OK;
         }
         if (args_value(&a, "--shard", &shard) || args_value(&a, "--format", &format) ||
-            jobenv_arg(&a, &o))
+            args_value(&a, "--cell", &o.cell) || jobenv_arg(&a, &o))
             continue;
         if (!a.error)
             args_unknown(&a);

@@ -136,6 +136,7 @@ int cmd_link(int argc, char **argv)
             mr.count, mr.cell, mr.added);
 
     struct jobenv env;
+    o.cell = mr.cell; /* a plan per cell: this cell's section */
     rc = jobenv_build(&o, &env, CMD);
     if (rc)
         return rc;

@@ -214,7 +214,7 @@ int cmd_local(int argc, char **argv)
     /* the plan: absolute (the jobs run with another --root resolution), and its predictions */
     struct strbuf planbuf = STRBUF_INIT;
     const char *plan_abs = NULL;
-    json_t *plan_doc = NULL;
+    json_t *plan_doc = NULL, *plan_file = NULL;
     if (plan) {
         struct strbuf cwd = STRBUF_INIT;
         plat_getcwd(&cwd);
@@ -222,11 +222,12 @@ int cmd_local(int argc, char **argv)
         sb_release(&cwd);
         plan_abs = sb_str(&planbuf);
         json_error_t je;
-        plan_doc = json_file_load(plan_abs, JSON_FILE_MAX, &je);
+        plan_file = json_file_load(plan_abs, JSON_FILE_MAX, &je);
+        plan_doc = plan_file ? plan_section(plan_file, cell, NULL) : NULL; /* this cell's */
         if (!plan_doc || json_integer_value(json_object_get(plan_doc, "n")) != n) {
             report_error(CMD, "--plan \"%s\": %s", plan,
-                         plan_doc ? "not a plan for -n shards" : je.text);
-            json_decref(plan_doc);
+                         plan_file ? "not a plan for -n shards (of this cell)" : je.text);
+            json_decref(plan_file);
             return EXIT_USAGE;
         }
     }
@@ -412,7 +413,7 @@ int cmd_local(int argc, char **argv)
     free(owned);
     sb_release(&rroot);
     sb_release(&planbuf);
-    json_decref(plan_doc);
+    json_decref(plan_file);
     sb_release(&self);
     sb_release(&work);
     sb_release(&arts);

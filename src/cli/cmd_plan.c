@@ -23,7 +23,7 @@
 #define CMD "shardcc plan"
 
 static const char usage[] =
-    "usage: shardcc plan -n N [-o FILE] [--pick median|latest] INPUT...\n"
+    "usage: shardcc plan -n N [-o FILE] [--pick median|latest] [--per-cell] INPUT...\n"
     "       shardcc plan -n N [-o FILE] --sources [--root DIR] [INPUT...]\n"
     "\n"
     "Assigns the TUs of a build to N shards. From measured compile times: longest\n"
@@ -41,6 +41,10 @@ static const char usage[] =
     "                  input that measured it)\n"
     "  --sources       count-balanced over the sources under --root (default .): .cu .cpp\n"
     "                  .cc .cxx .c files, not under .shardcc/, .git/ or build directories\n"
+    "  --per-cell      a plan per cell, from artifacts only (their manifests name the cell):\n"
+    "                  {\"format\": 1, \"cells\": {CELL: plan, ...}, \"default\": plan of\n"
+    "                  every cell's times}; a job follows its cell's section, a cell it\n"
+    "                  lacks the default\n"
     "\n"
     "The plan (JSON, the same bytes for the same input): format, n, assign (key -> shard),\n"
     "cost (key -> seconds), and the predicted makespans of the plan and of the hash\n"
@@ -119,7 +123,43 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
-static int read_artifact(const char *path, struct costs *c, int sources)
+/* With --per-cell: each cell's costs (cell id -> position in cc), beside the pooled ones. */
+struct cell_costs {
+    json_t *index;
+    char **cell;
+    struct costs *c;
+    size_t n, alloc;
+};
+
+static struct costs *cell_costs(struct cell_costs *cc, const char *cell)
+{
+    if (!cc->index)
+        cc->index = json_object();
+    json_t *at = json_object_get(cc->index, cell);
+    if (at)
+        return &cc->c[json_integer_value(at)];
+    json_object_set_new(cc->index, cell, json_integer((json_int_t)cc->n));
+    if (cc->n == cc->alloc) {
+        cc->alloc = cc->alloc ? cc->alloc * 2 : 16;
+        cc->c = xrealloc(cc->c, cc->alloc * sizeof *cc->c);
+        cc->cell = xrealloc(cc->cell, cc->alloc * sizeof *cc->cell);
+    }
+    memset(&cc->c[cc->n], 0, sizeof *cc->c);
+    cc->cell[cc->n] = xstrdup(cell);
+    return &cc->c[cc->n++];
+}
+
+static void costs_release(struct costs *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->m[i].key);
+        free(c->m[i].v);
+    }
+    free(c->m);
+    json_decref(c->index);
+}
+
+static int read_artifact(const char *path, struct costs *c, int sources, struct cell_costs *cc)
 {
     json_t *m = NULL;
     struct strbuf err = STRBUF_INIT;
@@ -132,6 +172,16 @@ static int read_artifact(const char *path, struct costs *c, int sources)
     sb_release(&err);
     size_t i;
     json_t *t;
+    struct costs *mine = NULL;
+    if (cc) {
+        const char *cell = json_string_value(json_object_get(m, "cell"));
+        if (!cell) {
+            report_error(CMD, "%s: the manifest names no cell (--per-cell)", path);
+            json_decref(m);
+            return EXIT_IO;
+        }
+        mine = cell_costs(cc, cell);
+    }
     json_array_foreach(json_object_get(m, "tus"), i, t)
     {
         const char *key = json_string_value(json_object_get(t, "key"));
@@ -149,11 +199,27 @@ static int read_artifact(const char *path, struct costs *c, int sources)
                 return EXIT_IO;
             }
             add_cost(c, key, s);
+            if (mine)
+                add_cost(mine, key, s);
         } else if (sources)
             add_cost(c, key, -1);
     }
     json_decref(m);
     return EXIT_OK;
+}
+
+/* The plan of one set of costs, as JSON text (see plan_build). */
+static char *plan_of(const struct costs *c, int n, int sources, int latest,
+                     struct plan_makespan *ms)
+{
+    struct plan_item *items = xmalloc((c->n ? c->n : 1) * sizeof *items);
+    for (size_t i = 0; i < c->n; i++) {
+        items[i].key = c->m[i].key;
+        items[i].cost = sources ? 1.0 : pick(&c->m[i], latest);
+    }
+    char *text = plan_build(items, c->n, n, sources ? "sources" : "lpt", ms);
+    free(items);
+    return text;
 }
 
 static int read_text(const char *path, struct costs *c, int sources)
@@ -255,7 +321,7 @@ int cmd_plan(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, CMD, 0};
     const char *n_s = NULL, *out = NULL, *pick_s = "median", *root = ".";
-    int sources = 0;
+    int sources = 0, per_cell = 0;
     struct strvec inputs = STRVEC_INIT;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
@@ -265,7 +331,8 @@ int cmd_plan(int argc, char **argv)
         }
         if (args_value(&a, "-n", &n_s) || args_value(&a, "-o", &out) ||
             args_value(&a, "--pick", &pick_s) || args_value(&a, "--root", &root) ||
-            (args_flag(&a, "--sources") && (sources = 1)))
+            (args_flag(&a, "--sources") && (sources = 1)) ||
+            (args_flag(&a, "--per-cell") && (per_cell = 1)))
             continue;
         if (argv[a.i][0] != '-' || !strcmp(argv[a.i], "-")) {
             sv_push(&inputs, argv[a.i++]);
@@ -284,10 +351,13 @@ int cmd_plan(int argc, char **argv)
         report_error(CMD, "--pick is median or latest, not \"%s\"", pick_s);
     } else if (!inputs.n && !sources) {
         report_error(CMD, "no input: give artifacts, journals or cost tables, or --sources");
+    } else if (per_cell && sources) {
+        report_error(CMD, "--per-cell plans from measured times: not with --sources");
     } else {
         rc = EXIT_OK;
     }
     struct costs c = {0};
+    struct cell_costs cc = {0};
     for (size_t i = 0; i < inputs.n && !rc; i++) {
         const char *in = inputs.v[i];
         if (plat_is_dir(in)) { /* its artifacts, as merge lists them */
@@ -300,12 +370,16 @@ int cmd_plan(int argc, char **argv)
             rc = merge_expand_inputs(&mo, &files, &nf);
             for (size_t k = 0; k < nf; k++) {
                 if (!rc)
-                    rc = read_artifact(files[k], &c, sources);
+                    rc = read_artifact(files[k], &c, sources, per_cell ? &cc : NULL);
                 free(files[k]);
             }
             free(files);
         } else if (ends_with(in, ".tar.zst")) {
-            rc = read_artifact(in, &c, sources);
+            rc = read_artifact(in, &c, sources, per_cell ? &cc : NULL);
+        } else if (per_cell) {
+            report_error(
+                CMD, "--per-cell takes artifacts (their manifests name the cell), not \"%s\"", in);
+            rc = EXIT_USAGE;
         } else {
             rc = read_text(in, &c, sources);
         }
@@ -324,14 +398,25 @@ int cmd_plan(int argc, char **argv)
     }
     char *text = NULL;
     struct plan_makespan ms;
-    if (!rc) {
-        struct plan_item *items = xmalloc(c.n * sizeof *items);
-        for (size_t i = 0; i < c.n; i++) {
-            items[i].key = c.m[i].key;
-            items[i].cost = sources ? 1.0 : pick(&c.m[i], latest);
+    if (!rc)
+        text = plan_of(&c, n, sources, latest, &ms);
+    if (!rc && per_cell) { /* {"format":1,"cells":{...},"default":...}, keys sorted */
+        json_t *doc = json_object(), *cells = json_object();
+        json_object_set_new(doc, "format", json_integer(PLAN_FORMAT));
+        json_object_set_new(doc, "default", json_loads(text, 0, NULL));
+        for (size_t i = 0; i < cc.n; i++) {
+            struct plan_makespan cms;
+            char *one = plan_of(&cc.c[i], n, 0, latest, &cms);
+            json_object_set_new(cells, cc.cell[i], json_loads(one, 0, NULL));
+            free(one);
         }
-        text = plan_build(items, c.n, n, sources ? "sources" : "lpt", &ms);
-        free(items);
+        json_object_set_new(doc, "cells", cells);
+        free(text);
+        text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+        json_decref(doc);
+        size_t len = strlen(text);
+        text = xrealloc(text, len + 2);
+        memcpy(text + len, "\n", 2);
     }
     if (!rc) {
         if (out) {
@@ -345,17 +430,24 @@ int cmd_plan(int argc, char **argv)
             rc = EXIT_IO;
         }
     }
+    if (!rc && per_cell)
+        fprintf(stderr, CMD ": a plan per cell for %zu cells, and a default of their %zu TUs\n",
+                cc.n, c.n);
     if (!rc)
         fprintf(stderr,
-                CMD ": %zu TUs over %d shards (%s): makespan %.1f s, hash partition %.1f s, "
+                CMD ": %s%zu TUs over %d shards (%s): makespan %.1f s, hash partition %.1f s, "
                     "ideal %.1f s\n",
-                c.n, n, sources ? "count-balanced" : "longest first", ms.plan, ms.hash, ms.ideal);
+                per_cell ? "the default: " : "", c.n, n,
+                sources ? "count-balanced" : "longest first", ms.plan, ms.hash, ms.ideal);
     free(text);
-    for (size_t i = 0; i < c.n; i++) {
-        free(c.m[i].key);
-        free(c.m[i].v);
+    costs_release(&c);
+    for (size_t i = 0; i < cc.n; i++) {
+        costs_release(&cc.c[i]);
+        free(cc.cell[i]);
     }
-    free(c.m);
+    free(cc.c);
+    free(cc.cell);
+    json_decref(cc.index);
     sv_clear(&inputs);
     return rc;
 }

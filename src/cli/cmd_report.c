@@ -182,17 +182,19 @@ int cmd_report(int argc, char **argv)
     }
     sb_release(&sp);
 
-    json_t *plan = NULL;
+    json_t *plan = NULL, *plan_file = NULL;
     if (plan_path) {
-        plan = json_file_load(plan_path, JSON_FILE_MAX, &jerr);
+        plan_file = json_file_load(plan_path, JSON_FILE_MAX, &jerr);
+        plan = plan_file ? plan_section(plan_file, c0, NULL) : NULL; /* this cell's */
         if (!plan || !json_is_array(json_object_get(plan, "shards"))) {
             report_error(CMD, "cannot read the plan \"%s\": %s", plan_path,
-                         plan ? "no shards list (made by shardcc plan?)" : jerr.text);
-            json_decref(plan);
+                         plan_file ? "no shards list for this cell (made by shardcc plan?)"
+                                   : jerr.text);
+            json_decref(plan_file);
             json_decref(sum);
             free(rows);
             free(cell);
-            return plan ? EXIT_USAGE : EXIT_IO;
+            return plan_file ? EXIT_USAGE : EXIT_IO;
         }
     }
     double slowest = 0, total = 0;
@@ -296,7 +298,7 @@ int cmd_report(int argc, char **argv)
         printf("```\n");
     }
     json_decref(sum);
-    json_decref(plan);
+    json_decref(plan_file);
     free(cell);
     free(rows);
     if (fflush(stdout) != 0) {

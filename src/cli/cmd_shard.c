@@ -286,6 +286,7 @@ int cmd_shard(int argc, char **argv)
     if (rc)
         return rc;
     struct jobenv env;
+    o.cell = cell; /* a plan per cell: this cell's section */
     rc = jobenv_build(&o, &env, CMD);
     if (rc)
         return rc;

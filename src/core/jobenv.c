@@ -445,7 +445,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     add(v, "SHARDCC_JOURNAL", env->journal);
     if (o->plan) {
         struct strbuf seat = STRBUF_INIT, digest = STRBUF_INIT, err = STRBUF_INIT;
-        int prc = plan_load(o->plan, o->count, &seat, &digest, &err);
+        int prc = plan_load(o->plan, o->count, o->cell, &seat, &digest, &err);
         if (prc) {
             report_error(cmd, "%s", sb_str(&err));
         } else if (o->count) {

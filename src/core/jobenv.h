@@ -20,6 +20,7 @@ struct jobenv_opts {
                            safe (cuda_home_auto) */
     int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
     const char *plan;   /* a plan file (shardcc plan), or NULL */
+    const char *cell;   /* the cell: picks its section of a plan per cell (NULL: default) */
     struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
     const char *cuda; /* the cell's CUDA release (--cuda, else SHARDCC_CELL_CUDA), or NULL */

@@ -83,25 +83,50 @@ char *plan_build(const struct plan_item *items, size_t nitems, int n, const char
     return sb_detach(&sb);
 }
 
-int plan_load(const char *path, int count, struct strbuf *seat_text, struct strbuf *digest,
-              struct strbuf *err)
+json_t *plan_section(json_t *doc, const char *cell, const char **which)
+{
+    json_t *cells = json_object_get(doc, "cells");
+    if (!json_is_object(cells)) {
+        if (which)
+            *which = NULL;
+        return doc; /* one plan for every cell */
+    }
+    json_t *sec = cell ? json_object_get(cells, cell) : NULL;
+    if (which)
+        *which = sec ? cell : "default";
+    return sec ? sec : json_object_get(doc, "default");
+}
+
+int plan_load(const char *path, int count, const char *cell, struct strbuf *seat_text,
+              struct strbuf *digest, struct strbuf *err)
 {
     json_error_t je;
-    json_t *doc = json_file_load(path, JSON_FILE_MAX, &je);
+    json_t *file = json_file_load(path, JSON_FILE_MAX, &je);
     sb_reset(err);
-    if (!doc) {
+    if (!file) {
         if (je.line < 0 || strstr(je.text, "unable to open"))
             sb_addf(err, "cannot read the plan \"%s\": %s", path, je.text);
         else
             sb_addf(err, "%s:%d:%d: not a plan (JSON): %s", path, je.line, je.column, je.text);
         return je.line < 0 || strstr(je.text, "unable to open") ? EXIT_IO : EXIT_USAGE;
     }
+    const char *which;
+    json_t *doc = plan_section(file, cell, &which);
+    if (!json_is_object(doc)) {
+        sb_addf(err,
+                "%s: a plan per cell without a section for cell %s and without a default "
+                "(shardcc plan --per-cell writes both)",
+                path, cell ? cell : "(none)");
+        json_decref(file);
+        return EXIT_USAGE;
+    }
     json_t *fmt = json_object_get(doc, "format"), *nj = json_object_get(doc, "n"),
            *assign = json_object_get(doc, "assign");
     int rc = EXIT_OK;
     if (!json_is_integer(fmt) || json_integer_value(fmt) != PLAN_FORMAT || !json_is_integer(nj) ||
         !json_is_object(assign)) {
-        sb_addf(err, "%s: not a plan of format %d (needs format, n and assign)", path, PLAN_FORMAT);
+        sb_addf(err, "%s%s%s: not a plan of format %d (needs format, n and assign)", path,
+                which ? ", section " : "", which ? which : "", PLAN_FORMAT);
         rc = EXIT_USAGE;
     }
     long n = rc ? 0 : (long)json_integer_value(nj);
@@ -141,7 +166,7 @@ int plan_load(const char *path, int count, struct strbuf *seat_text, struct strb
                 (unsigned long long)h.low64);
     }
     free(keys);
-    json_decref(doc);
+    json_decref(file);
     return rc;
 }
 

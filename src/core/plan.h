@@ -30,12 +30,20 @@ struct plan_makespan {
 char *plan_build(const struct plan_item *items, size_t nitems, int n, const char *method,
                  struct plan_makespan *ms);
 
-/* Reads and checks a plan file for a job of count shards (0: any). On success returns 0
- * and fills seat_text (the seat's form: "shardcc-plan<TAB>N" then KEY<TAB>SHARD lines,
- * sorted) and digest ("plan1-" + 32 hex digits of XXH3-128 over seat_text); else 2 or 4
- * with the reason in err. */
-int plan_load(const char *path, int count, struct strbuf *seat_text, struct strbuf *digest,
-              struct strbuf *err);
+/* A plan file holds one plan, or a plan per cell (shardcc plan --per-cell):
+ *   {"format": 1, "cells": {"CELL": PLAN, ...}, "default": PLAN}
+ * The plan for cell: the file itself when it has no "cells", else cell's section, else
+ * "default" (NULL when there is none). *which (when not NULL) is set to NULL, cell or
+ * "default". Borrowed from doc. */
+json_t *plan_section(json_t *doc, const char *cell, const char **which);
+
+/* Reads and checks a plan file for a job of count shards (0: any) of cell (NULL: none; a
+ * plan per cell then gives its default). On success returns 0 and fills seat_text (the
+ * seat's form: "shardcc-plan<TAB>N" then KEY<TAB>SHARD lines, sorted: the cell's section
+ * only) and digest ("plan1-" + 32 hex digits of XXH3-128 over seat_text); else 2 or 4 with
+ * the reason in err. */
+int plan_load(const char *path, int count, const char *cell, struct strbuf *seat_text,
+              struct strbuf *digest, struct strbuf *err);
 
 /* The predicted seconds of a shard in a plan document (its "shards" list), or -1. */
 double plan_shard_seconds(json_t *plan, int shard);

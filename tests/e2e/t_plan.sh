@@ -118,3 +118,79 @@ PY
 expect_fail 4 "the manifest gives a TU the compile time 1e+308, not a number of seconds from 0 to 1000000" \
     shardcc plan -n 2 "$T/hostile-art/shard-plan-1-of-2.tar.zst"
 summary
+
+# A plan per cell (issue 15: a farm learns its costs per cell): shardcc plan --per-cell over
+# two cells' artifacts gives each cell its own section and a default of both; a job follows
+# its cell's section (--cell), a cell the plan lacks the default, and the seat's plan text
+# holds that section only (the seat reads it on every call)
+mkdir -p "$T/cellB" "$T/farm-art"
+cp ../art/shard-plan-*-of-2.tar.zst "$T/farm-art/"
+for i in 1 2; do
+    rm -rf "$T/cellB"/* && tar --zstd -xf "../art/shard-plan-$i-of-2.tar.zst" -C "$T/cellB"
+    python3 - "$T/cellB/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["cell"] = "B"
+for t in m["tus"]:  # in cell B, mul.cu is the costly TU
+    if t["decision"] == "owned":
+        t["seconds"] = 40.0 if t["key"] == "src/mul.cu" else 1.0
+json.dump(m, open(sys.argv[1], "w"))
+PY
+    (cd "$T/cellB" && tar --zstd -cf "$T/farm-art/shard-B-$i-of-2.tar.zst" manifest.json cache)
+done
+shardcc plan -n 2 --per-cell -o farm.json "$T/farm-art" 2>"$T/pc.err" || fail "plan --per-cell: $(cat "$T/pc.err")"
+grep -q "a plan per cell for 2 cells, and a default of their 4 TUs" "$T/pc.err" || fail "plan --per-cell: $(cat "$T/pc.err")"
+python3 - farm.json <<'PY' || fail "farm.json: not a plan per cell of cells B and plan with a default"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["format"] == 1 and sorted(p["cells"]) == ["B", "plan"] and p["default"]["n"] == 2
+assert p["cells"]["B"]["cost"]["src/mul.cu"] == 40.0, p["cells"]["B"]["cost"]
+# mul.cu alone on one shard in B, where it costs 40 s
+b = p["cells"]["B"]["assign"]
+assert [k for k in b if b[k] == b["src/mul.cu"]] == ["src/mul.cu"], b
+PY
+ok "plan --per-cell: sections for cells B and plan, and a default"
+seat_plan() { # seat_plan CELL: the seat's plan text shardcc env gives shard 1/2 of CELL
+    (eval "$(shardcc env --shard 1/2 --cell "$1" --plan farm.json)" && cat "$SHARDCC_PLAN")
+}
+python3 - farm.json B "$(seat_plan B)" <<'PY' || fail "env --cell B: the seat's plan is not B's section"
+import json, sys
+p = json.load(open(sys.argv[1]))
+want = "shardcc-plan\t2\n" + "".join("%s\t%d\n" % (k, v) for k, v in sorted(p["cells"][sys.argv[2]]["assign"].items()))
+assert sys.argv[3] + "\n" == want, (sys.argv[3], want)
+PY
+ok "env --cell B --plan farm.json: the seat's plan text is cell B's section only"
+# (a default unlike any cell's, to see which section a job gets)
+python3 - farm.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["default"]["assign"] = {k: 2 for k in p["default"]["assign"]}
+json.dump(p, open(sys.argv[1], "w"), sort_keys=True)
+PY
+python3 - farm.json "$(seat_plan nosuchcell)" <<'PY' || fail "a cell the plan lacks: not the default section"
+import json, sys
+p = json.load(open(sys.argv[1]))
+want = "shardcc-plan\t2\n" + "".join("%s\t%d\n" % (k, v) for k, v in sorted(p["default"]["assign"].items()))
+assert sys.argv[2] + "\n" == want
+PY
+ok "a cell the plan lacks follows its default section"
+# shards and link of cell B with the farm plan: the link job picks B's section from the
+# shards' manifests, and the digests agree
+rm -rf ../artB && mkdir ../artB
+for i in 1 2; do
+    shardcc shard --plan farm.json --shard $i/2 --cell B --artifact ../artB -- ./build.sh 2>"$T/b$i.err" ||
+        fail "shard $i/2 of B: $(cat "$T/b$i.err")"
+done
+expect_eq "cell B's shard that owns mul.cu owns it alone" \
+    "$(owned "$(python3 -c 'import json; print(json.load(open("farm.json"))["cells"]["B"]["assign"]["src/mul.cu"])')")" "src/mul.cu "
+shardcc link --plan farm.json --artifacts ../artB --expect-shards 2 -- ./build.sh 2>"$T/lb.err" ||
+    fail "link of B with farm.json: $(cat "$T/lb.err")"
+grep -q "hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards" "$T/lb.err" || fail "link B: $(tail -2 "$T/lb.err")"
+ok "shards and link of cell B with the plan per cell: hit rate 100.0%"
+shardcc report --artifacts ../artB --plan farm.json >"$T/repB.out" || fail "report --plan farm.json"
+grep -q "planned s" "$T/repB.out" || fail "report B: $(cat "$T/repB.out")"
+ok "report --plan farm.json: cell B's planned seconds"
+expect_fail 2 "--per-cell takes artifacts (their manifests name the cell), not" shardcc plan -n 2 --per-cell costs.tsv
+python3 -c 'import json; json.dump({"format": 1, "cells": {"A": {}}}, open("nodefault.json", "w"))'
+expect_fail 2 "a plan per cell without a section for cell B and without a default" \
+    shardcc env --shard 1/2 --cell B --plan nodefault.json

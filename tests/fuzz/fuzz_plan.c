@@ -18,7 +18,7 @@
 static void as_json(const char *path, int count)
 {
     struct strbuf seat = STRBUF_INIT, digest = STRBUF_INIT, err = STRBUF_INIT;
-    int rc = plan_load(path, count, &seat, &digest, &err);
+    int rc = plan_load(path, count, count ? "c1" : NULL, &seat, &digest, &err);
     if (rc == EXIT_OK) {
         int n = plan_count(sb_str(&seat));
         if (n < 1 || n > 100000 || (count && n != count))
