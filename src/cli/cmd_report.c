@@ -28,6 +28,10 @@ static const char usage[] =
     "the shards and the link (GitHub renders it in a step summary: append the output to\n"
     "$GITHUB_STEP_SUMMARY).\n"
     "\n"
+    "Given the artifacts of several cells (a farm's run), it reports a table per package\n"
+    "(the manifests' package: the farm workflow records it) with each cell's shards, TUs\n"
+    "and times, the cells with missing shards, and the slowest cells.\n"
+    "\n"
     "  --artifacts P...  artifact files or directories of *.tar.zst (values up to the next\n"
     "                    option)\n"
     "  --root DIR        the project root (default: .)\n"
@@ -75,6 +79,133 @@ static void gantt_task(const char *name, const char *id, double start, double le
     printf("    %s :%s, %ld, %lds\n", name, id, s, l > 0 ? l : 1);
 }
 
+/* A farm's run: the artifacts of many cells, grouped by package (the manifests' `package`,
+ * which the farm workflow records), and the slowest cells. */
+struct cell_row {
+    char *cell, *package; /* printable */
+    int count, present, slowest_shard;
+    size_t owned;
+    double compile, slowest;
+};
+
+static int cmp_cell_row(const void *a, const void *b)
+{
+    const struct cell_row *x = a, *y = b;
+    int c = strcmp(x->package, y->package);
+    return c ? c : strcmp(x->cell, y->cell);
+}
+
+static int cmp_slowest(const void *a, const void *b)
+{
+    const struct cell_row *x = *(const struct cell_row *const *)a,
+                          *y = *(const struct cell_row *const *)b;
+    if (x->slowest != y->slowest)
+        return x->slowest > y->slowest ? -1 : 1;
+    return strcmp(x->cell, y->cell);
+}
+
+static char *printable_md(const char *s, int md)
+{
+    struct strbuf b = STRBUF_INIT;
+    sb_add_printable(&b, s);
+    for (char *p = b.buf; md && p && *p; p++)
+        if (*p == '`' || *p == '|')
+            *p = '\'';
+    return sb_detach(&b);
+}
+
+#define FARM_SLOWEST 10
+
+static void farm_report(json_t **m, size_t n, int md)
+{
+    json_t *index = json_object();
+    struct cell_row *rows = calloc(n ? n : 1, sizeof *rows);
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *cell = json_string_value(json_object_get(m[i], "cell"));
+        const char *pkg = json_string_value(json_object_get(m[i], "package"));
+        json_t *at = json_object_get(index, cell);
+        struct cell_row *r;
+        if (at) {
+            r = &rows[json_integer_value(at)];
+        } else {
+            json_object_set_new(index, cell, json_integer((json_int_t)nc));
+            r = &rows[nc++];
+            r->cell = printable_md(cell, md);
+            r->package = printable_md(pkg ? pkg : "(no package)", md);
+            r->count = (int)json_integer_value(json_object_get(m[i], "count"));
+        }
+        struct shard_row sr = {0};
+        read_row(m[i], &sr);
+        r->present++;
+        r->owned += sr.owned;
+        r->compile += sr.compile;
+        if (sr.wall > r->slowest || r->present == 1) {
+            r->slowest = sr.wall;
+            r->slowest_shard = sr.shard;
+        }
+    }
+    qsort(rows, nc, sizeof *rows, cmp_cell_row);
+    size_t npkg = 0;
+    for (size_t i = 0; i < nc; i++)
+        npkg += !i || strcmp(rows[i].package, rows[i - 1].package);
+    printf(md ? "### shardcc: a farm's run, %zu cells of %zu packages (%zu artifacts)\n"
+              : "farm: %zu cells of %zu packages (%zu artifacts)\n",
+           nc, npkg, n);
+    for (size_t i = 0; i < nc;) {
+        size_t j = i, shards = 0;
+        double compile = 0;
+        while (j < nc && !strcmp(rows[j].package, rows[i].package)) {
+            shards += (size_t)rows[j].present;
+            compile += rows[j].compile;
+            j++;
+        }
+        if (md)
+            printf("\n#### package `%s`: %zu cells, %zu shard artifacts, %.1f compile s\n\n"
+                   "| cell | shards | TUs owned | compile s | slowest shard s |\n"
+                   "|---|---:|---:|---:|---:|\n",
+                   rows[i].package, j - i, shards, compile);
+        else
+            printf("\npackage %s: %zu cells, %zu shard artifacts, %.1f compile s\n  %-50s %7s "
+                   "%9s %10s %16s\n",
+                   rows[i].package, j - i, shards, compile, "cell", "shards", "TUs owned",
+                   "compile s", "slowest shard s");
+        for (size_t k = i; k < j; k++) {
+            const struct cell_row *r = &rows[k];
+            if (md)
+                printf("| `%s` | %d/%d%s | %zu | %.1f | %.1f |\n", r->cell, r->present, r->count,
+                       r->present < r->count ? " **incomplete**" : "", r->owned, r->compile,
+                       r->slowest);
+            else
+                printf("  %-50s %3d/%-3d %9zu %10.1f %16.1f%s\n", r->cell, r->present, r->count,
+                       r->owned, r->compile, r->slowest,
+                       r->present < r->count ? "  (incomplete)" : "");
+        }
+        i = j;
+    }
+    const struct cell_row **by = calloc(nc ? nc : 1, sizeof *by);
+    for (size_t i = 0; i < nc; i++)
+        by[i] = &rows[i];
+    qsort(by, nc, sizeof *by, cmp_slowest);
+    printf(md ? "\n#### the slowest cells (a cell's link waits for its slowest shard)\n\n"
+              : "\nthe slowest cells (a cell's link waits for its slowest shard):\n");
+    for (size_t i = 0; i < nc && i < FARM_SLOWEST; i++) {
+        if (md)
+            printf("%zu. `%s`: %.1f s (shard %d/%d)\n", i + 1, by[i]->cell, by[i]->slowest,
+                   by[i]->slowest_shard, by[i]->count);
+        else
+            printf("  %2zu. %8.1f s  %s (shard %d/%d)\n", i + 1, by[i]->slowest, by[i]->cell,
+                   by[i]->slowest_shard, by[i]->count);
+    }
+    free(by);
+    for (size_t i = 0; i < nc; i++) {
+        free(rows[i].cell);
+        free(rows[i].package);
+    }
+    free(rows);
+    json_decref(index);
+}
+
 int cmd_report(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, CMD, 0};
@@ -119,14 +250,31 @@ int cmd_report(int argc, char **argv)
     free(files);
     if (rc)
         return rc;
+    const char *c0 = n ? json_string_value(json_object_get(m[0], "cell")) : NULL;
+    int many = 0; /* the artifacts of a farm's run: many cells */
+    for (size_t i = 1; i < n && !many; i++)
+        many = strcmp(json_string_value(json_object_get(m[i], "cell")), c0) != 0;
+    if (many && (summary || plan_path)) {
+        report_error(CMD, "the artifacts are of several cells (a farm's run): --summary and "
+                          "--plan are one cell's; report one cell's artifacts with them");
+        rc = EXIT_USAGE;
+    } else if (many) {
+        farm_report(m, n, md);
+    }
+    if (many || rc) {
+        for (size_t i = 0; i < n; i++)
+            json_decref(m[i]);
+        free(m);
+        return rc;
+    }
     struct shard_row *rows = calloc(n ? n : 1, sizeof *rows);
     for (size_t i = 0; i < n; i++)
         read_row(m[i], &rows[i]);
     qsort(rows, n, sizeof *rows, cmp_row);
-    const char *c0 = n ? json_string_value(json_object_get(m[0], "cell")) : NULL;
     struct strbuf cellb = STRBUF_INIT;
     sb_add_printable(&cellb, c0 ? c0 : "?");
     char *cell = sb_detach(&cellb);
+    char *cell_id = c0 ? xstrdup(c0) : NULL; /* as written: a plan's section is named by it */
     for (size_t i = 0; i < n; i++)
         json_decref(m[i]);
     free(m);
@@ -149,6 +297,7 @@ int cmd_report(int argc, char **argv)
             sb_release(&sp);
             free(rows);
             free(cell);
+            free(cell_id);
             return EXIT_IO;
         }
     } else if (summary) {
@@ -156,6 +305,7 @@ int cmd_report(int argc, char **argv)
         sb_release(&sp);
         free(rows);
         free(cell);
+        free(cell_id);
         return EXIT_IO;
     }
     /* a summary of another cell or an earlier run is not this link job's result: say so and
@@ -185,7 +335,7 @@ int cmd_report(int argc, char **argv)
     json_t *plan = NULL, *plan_file = NULL;
     if (plan_path) {
         plan_file = json_file_load(plan_path, JSON_FILE_MAX, &jerr);
-        plan = plan_file ? plan_section(plan_file, c0, NULL) : NULL; /* this cell's */
+        plan = plan_file ? plan_section(plan_file, cell_id, NULL) : NULL; /* this cell's */
         if (!plan || !json_is_array(json_object_get(plan, "shards"))) {
             report_error(CMD, "cannot read the plan \"%s\": %s", plan_path,
                          plan_file ? "no shards list for this cell (made by shardcc plan?)"
@@ -194,6 +344,7 @@ int cmd_report(int argc, char **argv)
             json_decref(sum);
             free(rows);
             free(cell);
+            free(cell_id);
             return plan_file ? EXIT_USAGE : EXIT_IO;
         }
     }
@@ -300,6 +451,7 @@ int cmd_report(int argc, char **argv)
     json_decref(sum);
     json_decref(plan_file);
     free(cell);
+    free(cell_id);
     free(rows);
     if (fflush(stdout) != 0) {
         report_error(CMD, "cannot write the report: %s", strerror(errno));

@@ -148,6 +148,8 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
             entries, json_pack("{s:s, s:I}", "path", sb_str(&p), "size", (json_int_t)e[k].size));
         sb_release(&p);
     }
+    /* the farm's package (the farm workflow sets SHARDCC_CELL_PACKAGE): report groups by it */
+    const char *pkg = getenv("SHARDCC_CELL_PACKAGE");
     json_t *m =
         json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:o, s:o, s:f, s:o, s:o, s:o}", "format",
                   ARTIFACT_FORMAT, "tool", "shardcc " SHARDCC_VERSION, "ccache",
@@ -155,6 +157,8 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
                   env->fingerprint, "root", relocatable ? json_null() : json_string(env->root),
                   "plan", env->plan_digest ? json_string(env->plan_digest) : json_null(),
                   "wall_seconds", wall, "tus", tus, "others", others, "entries", entries);
+    json_object_set_new(m, "package",
+                        pkg && *pkg && cell_id_ok(pkg) ? json_string(pkg) : json_null());
     char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
     return s;

@@ -178,7 +178,7 @@ ok "a cell the plan lacks follows its default section"
 # shards' manifests, and the digests agree
 rm -rf ../artB && mkdir ../artB
 for i in 1 2; do
-    shardcc shard --plan farm.json --shard $i/2 --cell B --artifact ../artB -- ./build.sh 2>"$T/b$i.err" ||
+    SHARDCC_CELL_PACKAGE=pkgB shardcc shard --plan farm.json --shard $i/2 --cell B --artifact ../artB -- ./build.sh 2>"$T/b$i.err" ||
         fail "shard $i/2 of B: $(cat "$T/b$i.err")"
 done
 expect_eq "cell B's shard that owns mul.cu owns it alone" \
@@ -194,3 +194,20 @@ expect_fail 2 "--per-cell takes artifacts (their manifests name the cell), not" 
 python3 -c 'import json; json.dump({"format": 1, "cells": {"A": {}}}, open("nodefault.json", "w"))'
 expect_fail 2 "a plan per cell without a section for cell B and without a default" \
     shardcc env --shard 1/2 --cell B --plan nodefault.json
+# a farm's run: report over several cells' artifacts gives a table per package (the
+# manifests' package, from SHARDCC_CELL_PACKAGE) and the slowest cells; a cell with a
+# missing shard is marked
+mkdir -p "$T/run" && cp ../art/shard-plan-1-of-2.tar.zst ../artB/*.tar.zst "$T/run/"
+shardcc report --artifacts "$T/run" >"$T/farm.out" 2>"$T/farm.err" || fail "report over a farm's run: $(cat "$T/farm.err")"
+grep -q "^farm: 2 cells of 2 packages (3 artifacts)" "$T/farm.out" &&
+    grep -q "^package pkgB: 1 cells, 2 shard artifacts" "$T/farm.out" &&
+    grep -q "^package (no package): 1 cells, 1 shard artifacts" "$T/farm.out" &&
+    grep -Eq "^  plan +1/2 .*\(incomplete\)" "$T/farm.out" &&
+    grep -Eq "^   1\. +[0-9.]+ s  (B|plan) \(shard [12]/2\)" "$T/farm.out" ||
+    fail "report over a farm's run: $(cat "$T/farm.out")"
+ok "report over two cells' artifacts: a table per package, the incomplete cell marked, the slowest cells"
+shardcc report --artifacts "$T/run" --format markdown >"$T/farm.md" || fail "report --format markdown over a farm's run"
+grep -q "^#### package \`pkgB\`: 1 cells" "$T/farm.md" || fail "farm markdown: $(cat "$T/farm.md")"
+ok "report --format markdown over a farm's run: a table per package"
+expect_fail 2 "the artifacts are of several cells (a farm's run): --summary and --plan are one cell's" \
+    shardcc report --artifacts "$T/run" --plan farm.json
