@@ -395,14 +395,8 @@ static int check_foreign_keys(const struct ydoc *d, const struct ynode *map,
                         strict ? ""
                                : " (a farm's own keys are ignored, but not one this near "
                                  "a key of shardcc's)");
-        if (strict) {
-            struct strbuf names = STRBUF_INIT;
-            for (j = 0; known[j]; j++)
-                sb_addf(&names, "%s%s", j ? ", " : "", known[j]);
-            yerr(d, k, err, "%s: unknown key \"%s\" (known: %s)", what, k->text, sb_str(&names));
-            sb_release(&names);
-            return EXIT_USAGE;
-        }
+        if (strict) /* the first unknown key, this one: its error lists the known keys */
+            return ymap_check_keys(d, map, known, what, err);
     }
     return EXIT_OK;
 }
