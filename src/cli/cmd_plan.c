@@ -66,14 +66,26 @@ struct costs {
     json_t *index; /* key -> position in m: linear in the keys, not quadratic */
 };
 
+/* The position of key in a table indexed by *index (made on first use); a key not there
+ * yet gets position next, and *added is set. */
+static size_t index_slot(json_t **index, const char *key, size_t next, int *added)
+{
+    if (!*index)
+        *index = json_object();
+    json_t *at = json_object_get(*index, key);
+    *added = !at;
+    if (at)
+        return (size_t)json_integer_value(at);
+    json_object_set_new(*index, key, json_integer((json_int_t)next));
+    return next;
+}
+
 static struct measure *find_or_add(struct costs *c, const char *key)
 {
-    if (!c->index)
-        c->index = json_object();
-    json_t *at = json_object_get(c->index, key);
-    if (at)
-        return &c->m[json_integer_value(at)];
-    json_object_set_new(c->index, key, json_integer((json_int_t)c->n));
+    int added;
+    size_t at = index_slot(&c->index, key, c->n, &added);
+    if (!added)
+        return &c->m[at];
     if (c->n == c->alloc)
         c->m = xrealloc(c->m, (c->alloc = c->alloc ? c->alloc * 2 : 64) * sizeof *c->m);
     struct measure *m = &c->m[c->n++];
@@ -133,12 +145,10 @@ struct cell_costs {
 
 static struct costs *cell_costs(struct cell_costs *cc, const char *cell)
 {
-    if (!cc->index)
-        cc->index = json_object();
-    json_t *at = json_object_get(cc->index, cell);
-    if (at)
-        return &cc->c[json_integer_value(at)];
-    json_object_set_new(cc->index, cell, json_integer((json_int_t)cc->n));
+    int added;
+    size_t at = index_slot(&cc->index, cell, cc->n, &added);
+    if (!added)
+        return &cc->c[at];
     if (cc->n == cc->alloc) {
         cc->alloc = cc->alloc ? cc->alloc * 2 : 16;
         cc->c = xrealloc(cc->c, cc->alloc * sizeof *cc->c);
