@@ -19,7 +19,7 @@ if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then
 fi
 missing=()
 for p in "${PKGS[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "shardcc: installing missing Debian packages: ${missing[*]}"

@@ -18,7 +18,7 @@ corpus_exes() {
 }
 
 is_placeholder() {
-    head -c 64 "$1" | grep -q "shardcc placeholder"
+    head -c 64 "$1" | grep "shardcc placeholder" >/dev/null
 }
 
 corpus() {
@@ -155,7 +155,7 @@ corpus_launcher() {
         sh -c "cmake -S . -B build -G '$gen' '$keep' >/dev/null && cmake --build build >/dev/null" \
         2>"$T/shard.err" || fail "launcher kept on: shard 1/$n failed: $(cat "$T/shard.err")"
     expect_eq "launcher kept on: results in its cache" "$(find "$T/outer2" -name '*R' | wc -l)" "0"
-    CCACHE_DIR=$T/outer2 ccache -s -v | grep -q "Preprocessing failed: *$TUS /" ||
+    CCACHE_DIR=$T/outer2 ccache -s -v | grep "Preprocessing failed: *$TUS /" >/dev/null ||
         fail "launcher kept on: its calls were not refused: $(CCACHE_DIR=$T/outer2 ccache -s -v)"
     ok "launcher kept on: the seat refused to run under it, every call"
     # sccache has no switch to pass calls on: a seat run by it refuses, naming it.
