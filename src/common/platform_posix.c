@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,18 +240,32 @@ const char *plat_strerror(int e)
     return e == PLAT_ENOTREG ? "not a regular file (a FIFO, a device or a socket)" : strerror(e);
 }
 
-int plat_open_regular(const char *path, int *fd)
+/* plat_open_regular without clearing O_NONBLOCK: the descriptor stays non-blocking, which
+ * Linux and the BSDs ignore for regular files (open(2)); *size is the file's size then. */
+static int open_regular_nb(const char *path, int *fd, off_t *size)
 {
     *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (*fd < 0)
         return errno;
     struct stat st;
-    int e = fstat(*fd, &st) != 0                                          ? errno
-            : S_ISDIR(st.st_mode)                                         ? EISDIR
-            : !S_ISREG(st.st_mode)                                        ? PLAT_ENOTREG
-            : fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) != 0 ? errno
-                                                                          : 0;
+    int e = fstat(*fd, &st) != 0    ? errno
+            : S_ISDIR(st.st_mode)   ? EISDIR
+            : !S_ISREG(st.st_mode)  ? PLAT_ENOTREG
+                                    : 0;
     if (e) {
+        close(*fd);
+        *fd = -1;
+    }
+    *size = e ? 0 : st.st_size;
+    return e;
+}
+
+int plat_open_regular(const char *path, int *fd)
+{
+    off_t size;
+    int e = open_regular_nb(path, fd, &size);
+    if (!e && fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        e = errno;
         close(*fd);
         *fd = -1;
     }
@@ -262,32 +277,49 @@ int plat_read_file(const char *path, struct strbuf *out)
     return plat_read_file_max(path, SIZE_MAX, out);
 }
 
+/* The seat reads its plan on every call: three system calls and one read into a buffer
+ * of the file's size, no copy (bench/plan_stub_cost.sh). */
 int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
 {
     int fd;
-    int e0 = plat_open_regular(path, &fd);
-    if (e0)
-        return e0;
-    char buf[65536];
+    off_t size;
+    int e = open_regular_nb(path, &fd, &size);
+    if (e)
+        return e;
+    if ((uintmax_t)size > max - out->len) {
+        close(fd);
+        return EFBIG;
+    }
+    /* room for the whole file and one byte more, so that the read that finds the end
+     * needs no growth; a file that grows meanwhile is read on, up to max */
+    sb_grow(out, (size_t)size + 1);
+    out->buf[out->len] = '\0';
     for (;;) {
-        ssize_t r = read(fd, buf, sizeof buf);
+        size_t room = out->alloc - out->len - 1; /* sb keeps a byte for the NUL */
+        if (room == 0) {
+            sb_grow(out, 65536);
+            room = out->alloc - out->len - 1;
+        }
+        ssize_t r = read(fd, out->buf + out->len, room);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            int e = errno;
-            close(fd);
-            return e;
+            if (errno == EAGAIN && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0)
+                continue; /* a file system that honours O_NONBLOCK on a regular file */
+            e = errno;
+            break;
         }
         if (r == 0)
             break;
-        if ((size_t)r > max - out->len) { /* stop reading, e.g. /dev/zero */
-            close(fd);
-            return EFBIG;
+        if ((size_t)r > max - out->len) { /* stop reading, e.g. a file still growing */
+            e = EFBIG;
+            break;
         }
-        sb_add(out, buf, (size_t)r);
+        out->len += (size_t)r;
+        out->buf[out->len] = '\0';
     }
     close(fd);
-    return 0;
+    return e;
 }
 
 uint64_t plat_monotonic_us(void)

@@ -155,11 +155,16 @@ int plan_load(const char *path, int count, const char *cell, struct strbuf *seat
         }
     if (!rc) {
         qsort(keys, nk, sizeof *keys, cstr_cmp);
-        sb_reset(seat_text);
-        sb_addf(seat_text, "shardcc-plan\t%ld\n", n);
+        struct strbuf body = STRBUF_INIT;
         for (i = 0; i < nk; i++)
-            sb_addf(seat_text, "%s\t%lld\n", keys[i],
+            sb_addf(&body, "%s\t%lld\n", keys[i],
                     (long long)json_integer_value(json_object_get(assign, keys[i])));
+        char check[17];
+        plan_check_text(sb_str(&body), body.len, check);
+        sb_reset(seat_text);
+        sb_addf(seat_text, "shardcc-plan\t%ld\t%s\n", n, check);
+        sb_add(seat_text, sb_str(&body), body.len);
+        sb_release(&body);
         XXH128_hash_t h = XXH3_128bits(seat_text->buf, seat_text->len);
         sb_reset(digest);
         sb_addf(digest, "plan1-%016llx%016llx", (unsigned long long)h.high64,

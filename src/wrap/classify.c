@@ -255,7 +255,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             call->owner = cfg->shard; /* pinned: every shard compiles it */
             call->action = ACTION_PIN;
         } else if (cfg->phase == PHASE_SHARD && cfg->count > 0) {
-            call->owner = cfg->plan ? plan_owner(cfg->plan, call->key) : 0;
+            call->owner = cfg->plan ? plan_owner(cfg->plan, cfg->plan_len, call->key) : 0;
             if (call->owner > cfg->count) /* a plan.tsv edited by hand: never nobody's TU */
                 call->owner = 0;
             if (!call->owner)

@@ -207,13 +207,20 @@ static int load_config(struct wrap *w)
                         n ? "SHARDCC_PLAN=\"%s\" is a plan for %d shards, this is shard %d/%d"
                           : "SHARDCC_PLAN=\"%s\" is not a plan (shardcc shard --plan writes it)",
                         plan, n, c->shard, c->count);
-        size_t bad = plan_bad_line(sb_str(&w->plan), n);
+        size_t bad = plan_bad_line(sb_str(&w->plan), w->plan.len, n);
+        if (bad == 1)
+            return fail(w, EXIT_USAGE,
+                        "SHARDCC_PLAN=\"%s\": the text does not match the check on its first "
+                        "line (edited after shardcc wrote it? shardcc shard --plan writes it; "
+                        "a plan written by hand has no check: \"shardcc-plan<TAB>%d\")",
+                        plan, n);
         if (bad)
             return fail(w, EXIT_USAGE,
                         "SHARDCC_PLAN=\"%s\": line %zu is not KEY<TAB>SHARD with 1 <= SHARD <= "
                         "%d (a plan edited by hand? shardcc shard --plan writes it)",
                         plan, bad, n);
         c->plan = sb_str(&w->plan);
+        c->plan_len = w->plan.len;
     }
     if (w->seat == SEAT_NVCC) {
         c->prepend = getenv("NVCC_PREPEND_FLAGS");

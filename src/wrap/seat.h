@@ -20,6 +20,7 @@ struct wrap_config {
     const char *prepend;     /* NVCC_PREPEND_FLAGS (nvcc seat), or NULL */
     const char *append;      /* NVCC_APPEND_FLAGS (nvcc seat), or NULL */
     const char *plan;        /* the plan's seat text (SHARDCC_PLAN's contents), or NULL */
+    size_t plan_len;         /* its length */
     const char *shadow;      /* the shadow CUDA_HOME (SHARDCC_CUDA_SHADOW), or NULL */
     const char *shadow_real; /* what it stands for (SHARDCC_CUDA_REAL), or NULL */
     const char *pins;        /* SHARDCC_PIN: ':'-separated globs of keys every shard compiles */

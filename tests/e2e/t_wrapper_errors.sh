@@ -121,6 +121,21 @@ for body in 'src/a.cu\t7' 'src/a.cu\t-1' 'src/a.cu 1' '\t1' 'src/a.cu\t1\tx'; do
     SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/bad-plan.tsv" expect_fail 2 \
         'line 3 is not KEY<TAB>SHARD with 1 <= SHARD <= 2' shardcc-nvcc -c ../src/a.cu -o a.o
 done
+# a seat text as shardcc writes it (a check of its lines on the header line) is followed
+# without reading it line by line; edited afterwards, it is status 2, not a wrong owner
+for owner in 1 2; do # one of them is not the hash's choice
+    PYTHONPATH="$SHARDCC_SRC/tests/plan" python3 -c 'from xxh64 import seat_text
+import sys; sys.stdout.write(seat_text(2, {"src/0.cu": 2, "src/a.cu": int(sys.argv[1]), "src/b.cu": 1}))' "$owner" >checked.tsv
+    grep -P '^shardcc-plan\t2\t[0-9a-f]{16}$' checked.tsv >/dev/null || fail "checked.tsv has no check"
+    rm -f j.tsv
+    SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/checked.tsv" SHARDCC_JOURNAL="$PWD/j.tsv" \
+        shardcc-nvcc -c ../src/a.cu -o a.o || fail "a seat text with a good check is refused"
+    expect_eq "src/a.cu given to shard $owner by a checked seat text" \
+        "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" {print $11, $12}' j.tsv)" "$owner src/a.cu"
+done
+sed -i 's/^src\/a.cu\t2$/src\/a.cu\t1/' checked.tsv
+SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/checked.tsv" expect_fail 2 \
+    'does not match the check on its first line (edited after shardcc wrote it?' shardcc-nvcc -c ../src/a.cu -o a.o
 # standard output that cannot be written (a full disk): status 4 with the reason, for every
 # printing command (issue 20: env and classify exited 4 without a word, --help exited 0)
 for c in "env" "classify -- nvcc -c a.cu -o a.o" "--help" "plan --help" "--version"; do

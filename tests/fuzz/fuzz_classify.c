@@ -123,7 +123,7 @@ static void run(char **w, size_t n)
     }
     /* the wrapper refuses a plan that is not one for this N (wrap/main.c) */
     if (plan && cfg.phase == PHASE_SHARD && plan_count(plan) == cfg.count)
-        cfg.plan = plan;
+        cfg.plan = plan, cfg.plan_len = strlen(plan);
     struct call call;
     struct strbuf err = STRBUF_INIT;
     int rc = classify_call(seat, &cfg, (int)(n - i - 1), w + i + 1, &call, &err);

@@ -13,9 +13,11 @@
 
 static struct wrap_config cfg(enum phase ph, int i, int n)
 {
-    struct wrap_config c = {
-        ph,   i,    n,   "/nonexistent-root", "/nonexistent-root/build", NULL, NULL, NULL,
-        NULL, NULL, NULL};
+    struct wrap_config c = {.phase = ph,
+                            .shard = i,
+                            .count = n,
+                            .root = "/nonexistent-root",
+                            .cwd = "/nonexistent-root/build"};
     return c;
 }
 
@@ -139,6 +141,7 @@ static void test_plan_out_of_range(void **state)
     for (int i = 1; i <= 3; i++) {
         struct wrap_config k = cfg(PHASE_SHARD, i, 3);
         k.plan = "shardcc-plan\t3\nsrc/a.cu\t9\n";
+        k.plan_len = strlen(k.plan);
         assert_int_equal(classify_call(SEAT_NVCC, &k, 4, argv, &c, &err), 0);
         assert_true(c.owner >= 1 && c.owner <= 3);
         owned += c.action == ACTION_CACHE;
@@ -147,6 +150,7 @@ static void test_plan_out_of_range(void **state)
     assert_int_equal(owned, 1);
     struct wrap_config k = cfg(PHASE_SHARD, 2, 3);
     k.plan = "shardcc-plan\t3\nsrc/a.cu\t2\n";
+    k.plan_len = strlen(k.plan);
     assert_int_equal(classify_call(SEAT_NVCC, &k, 4, argv, &c, &err), 0);
     assert_int_equal(c.owner, 2);
     assert_int_equal(c.action, ACTION_CACHE);

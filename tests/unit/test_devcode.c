@@ -28,7 +28,7 @@ static void test_options(void **state)
 static void test_args(void **state)
 {
     (void)state;
-    struct wrap_config c = {PHASE_LINK, 0, 0, "/r", "/r/build", NULL, NULL, NULL, NULL, NULL, NULL};
+    struct wrap_config c = {.phase = PHASE_LINK, .root = "/r", .cwd = "/r/build"};
     struct strvec in = STRVEC_INIT, key = STRVEC_INIT, dep = STRVEC_INIT;
     const char *a[] = {"-I/r/inc", "-I/rr/x", "-fatbin", "-MD",      "-MT",         "k.fatbin",
                        "-MF",      "k.d",     "-o",      "k.fatbin", "-arch=sm_90", "/r/src/k.cu"};
@@ -100,8 +100,7 @@ static void key_of(const char *root, const char *header, const char *arch, char 
     assert_int_equal(plat_write_atomic(path, "#include \"h.cuh\"\n", 17), 0);
     snprintf(path, sizeof path, "%s/src/h.cuh", root);
     assert_int_equal(plat_write_atomic(path, header, strlen(header)), 0);
-    struct wrap_config c = {PHASE_LINK, 0,    0,    (char *)root, (char *)root, NULL,
-                            NULL,       NULL, NULL, NULL,         NULL};
+    struct wrap_config c = {.phase = PHASE_LINK, .root = (char *)root, .cwd = (char *)root};
     struct strvec in = STRVEC_INIT, args = STRVEC_INIT, dep_args = STRVEC_INIT, deps = STRVEC_INIT;
     char inc[512];
     snprintf(inc, sizeof inc, "-I%s/src", root);
@@ -137,7 +136,7 @@ static void test_key(void **state)
     assert_string_not_equal(k1, k3); /* a header changed */
     key_of(r2, "#define V 1\n", "-arch=sm_80", k4);
     assert_string_not_equal(k1, k4); /* an argument changed */
-    struct wrap_config c = {PHASE_LINK, 0, 0, r1, r1, NULL, NULL, NULL, NULL, NULL, NULL};
+    struct wrap_config c = {.phase = PHASE_LINK, .root = r1, .cwd = r1};
     struct strvec args = STRVEC_INIT, deps = STRVEC_INIT;
     sv_push(&deps, "src/missing.cuh");
     struct strbuf err = STRBUF_INIT;
@@ -162,9 +161,11 @@ static void test_classified(void **state)
                     "-o",       "k.fatbin"};
     struct call c;
     struct strbuf err = STRBUF_INIT;
-    struct wrap_config s = {
-        PHASE_SHARD, 2,    3,   "/nonexistent-root", "/nonexistent-root/b", NULL, NULL, NULL,
-        NULL,        NULL, NULL};
+    struct wrap_config s = {.phase = PHASE_SHARD,
+                            .shard = 2,
+                            .count = 3,
+                            .root = "/nonexistent-root",
+                            .cwd = "/nonexistent-root/b"};
     assert_int_equal(classify_call(SEAT_NVCC, &s, 10, argv, &c, &err), 0);
     assert_int_equal(c.kind, KIND_TU);
     assert_int_equal(c.action, ACTION_DEVICE); /* never a stub, in any shard */
