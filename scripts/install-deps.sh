@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Installs what shardcc needs to build and test, from Debian's repositories, when missing.
 # Idempotent: installs nothing (and runs no apt-get) when everything is present.
-#   scripts/install-deps.sh          everything the build and the test suite need
-#   scripts/install-deps.sh --build  only what building shardcc needs (the GitHub action)
+#   scripts/install-deps.sh            everything the build and the test suite need
+#   scripts/install-deps.sh --build    only what building shardcc needs (the GitHub action)
+#   scripts/install-deps.sh --release  that and the static libraries of a release build
+#                                      (scripts/build-release.sh)
 set -euo pipefail
 
 BUILD_ONLY=0
-[ "${1:-}" = --build ] && BUILD_ONLY=1
+case "${1:-}" in --build | --release) BUILD_ONLY=1 ;; esac
 PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libxxhash-dev libjansson-dev
       libarchive-dev libyaml-dev libzstd-dev zstd musl-tools)
+# what the static CLI links besides (libarchive-dev does not pull their .a files in)
+RELEASE_PKGS=(zlib1g-dev libbz2-dev liblzma-dev nettle-dev file)
+[ "${1:-}" = --build ] || PKGS+=("${RELEASE_PKGS[@]}")
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
-[ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 file clang clang-format clang-tidy cppcheck
+[ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 curl clang clang-format clang-tidy cppcheck
                               libclang-rt-14-dev shellcheck groff-base zsh)
 
 SUDO=

@@ -244,14 +244,15 @@ const char *plat_strerror(int e)
  * Linux and the BSDs ignore for regular files (open(2)); *size is the file's size then. */
 static int open_regular_nb(const char *path, int *fd, off_t *size)
 {
+    *size = 0;
     *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (*fd < 0)
         return errno;
     struct stat st;
-    int e = fstat(*fd, &st) != 0    ? errno
-            : S_ISDIR(st.st_mode)   ? EISDIR
-            : !S_ISREG(st.st_mode)  ? PLAT_ENOTREG
-                                    : 0;
+    int e = fstat(*fd, &st) != 0   ? errno
+            : S_ISDIR(st.st_mode)  ? EISDIR
+            : !S_ISREG(st.st_mode) ? PLAT_ENOTREG
+                                   : 0;
     if (e) {
         close(*fd);
         *fd = -1;

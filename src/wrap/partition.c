@@ -35,13 +35,14 @@ static int decimal(const char *p, const char *end)
 static int header(const char *plan, const char **check, const char **body)
 {
     static const char head[] = "shardcc-plan\t";
+    *check = NULL;
+    *body = plan;
     if (strncmp(plan, head, sizeof head - 1) != 0)
         return 0;
     const char *p = plan + sizeof head - 1, *q = p;
     while (*q >= '0' && *q <= '9')
         q++;
     int n = decimal(p, q);
-    *check = NULL;
     if (*q == '\t') {
         *check = q + 1;
         if (strspn(*check, "0123456789abcdef") != 16)
@@ -63,7 +64,7 @@ int plan_count(const char *plan)
 void plan_check_text(const char *body, size_t len, char out[17])
 {
     static const char hex[] = "0123456789abcdef";
-    uint64_t h = (uint64_t)XXH64(body, len, 0);
+    uint64_t h = (uint64_t)XXH64(body ? body : "", body ? len : 0, 0); /* never NULL to XXH64 */
     for (int i = 15; i >= 0; i--, h >>= 4)
         out[i] = hex[h & 15];
     out[16] = '\0';
@@ -105,7 +106,8 @@ static int split_line(const char *line, const char *end, const char **tab, const
  * matched is one shardcc wrote: sorted, one line a key): O(log lines) lines read. */
 static int owner_sorted(const char *body, const char *end, const char *key, size_t klen)
 {
-    const char *lo = body, *hi = end, *tab, *nl; /* lo: a line's start; the key's, if any, in [lo, hi) */
+    const char *lo = body, *hi = end, *tab,
+               *nl; /* lo: a line's start; the key's, if any, in [lo, hi) */
     while (lo < hi) {
         const char *s = lo + (hi - lo) / 2;
         while (s > lo && s[-1] != '\n')

@@ -20,8 +20,8 @@ int partition_owner(const char *key, int n);
  * a key: a text whose CHECK matches is not read line by line, and its keys are found by
  * bisection; a text without one (written by hand) is checked and searched line by line.
  * The text is plan[0, len) and a NUL byte follows it (a strbuf's); a NUL byte within is
- * a bad line. plan_count: N, or 0 when the header is not one. plan_owner: the key's shard, or 0 when
- * the plan does not name it (the hash partition decides then). */
+ * a bad line. plan_count: N, or 0 when the header is not one. plan_owner: the key's shard, or 0
+ * when the plan does not name it (the hash partition decides then). */
 int plan_count(const char *plan);
 int plan_owner(const char *plan, size_t len, const char *key);
 /* 0 when the text can be followed: its CHECK matches, or it has none and every line is

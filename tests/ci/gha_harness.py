@@ -15,6 +15,8 @@ shard 2's artifact gone: it fails (exit 3) with an ::error:: annotation naming t
 shard, and it is not skipped when another shard job failed."""
 import argparse
 import fnmatch
+import functools
+import http.server
 import json
 import os
 import re
@@ -22,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 import yaml
 
@@ -116,6 +119,11 @@ def condition(text, ctx):
     if not re.search(r"\b(always|success|failure|cancelled)\(", text):
         text = "success() && (%s)" % text
     return bool(evaluate(text, ctx))
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
 
 
 # ---- a runner ------------------------------------------------------------------------------
@@ -388,15 +396,29 @@ def main():
                   "install-cuda": "false",  # no network here: the toolkit at /usr/local/cuda-13.0
                   "cuda-packages": on["workflow_call"]["inputs"]["cuda-packages"]["default"]}
         r = Runner(src, work, None)
-        # plan: set-up builds shardcc from source here (the later jobs use the result, as a
-        # runner image with shardcc installed would)
+        # plan: the set-up step downloads the release of shardcc's version, as from GitHub's
+        # releases: here scripts/build-release.sh's files from a local HTTP server
+        # (SHARDCC_RELEASE_URL); the later jobs use it, as a runner image with shardcc
+        # installed would
+        version = re.search(r'#define SHARDCC_VERSION "(.*)"',
+                            open(os.path.join(src, "src", "common", "version.h")).read()).group(1)
+        store = os.path.join(work, "releases", "v" + version)
+        subprocess.run([os.path.join(src, "scripts", "build-release.sh"), "--out", store], check=True,
+                       stdout=subprocess.DEVNULL)
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(QuietHandler, directory=os.path.dirname(store)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        os.environ["SHARDCC_RELEASE_URL"] = "http://127.0.0.1:%d/v%s" % (server.server_address[1], version)
         st, plan_out, _ = r.job(wf, "plan", project, inputs, {})
         if st:
             fail("plan job failed: " + "\n".join(o for _, o in r.log[-3:]))
-        built = os.path.join(work, "runner-temp", "plan-", "shardcc", "bin")
+        name = "shardcc-%s-linux-%s" % (version, os.uname().machine)
+        built = os.path.join(work, "runner-temp", "plan-", "shardcc", name, "bin")
         if not os.path.exists(os.path.join(built, "shardcc")):
-            fail("the set-up step did not build shardcc into RUNNER_TEMP/shardcc/bin")
-        ok("plan job: the set-up step built shardcc from source")
+            fail("the set-up step did not unpack the release into RUNNER_TEMP/shardcc/%s" % name)
+        if not any("from %s/%s.tar.gz (sha256 " % (os.environ["SHARDCC_RELEASE_URL"], name) in o for _, o in r.log):
+            fail("the set-up step did not say which release it installed")
+        ok("plan job: the set-up step downloaded and checked the release %s.tar.gz" % name)
         r.tool_path = [built]
         shards, links = json.loads(plan_out["shards"]), json.loads(plan_out["links"])
         if len(shards) != 3 or len(links) != 1 or links[0]["count"] != 3:
