@@ -65,6 +65,14 @@ int plat_open_regular(const char *path, int *fd);
 int plat_read_file(const char *path, struct strbuf *out);
 /* The same, stopping with EFBIG once more than max bytes would have been read. */
 int plat_read_file_max(const char *path, size_t max, struct strbuf *out);
+/* A regular file of at most max bytes as text: *text, *len and a NUL byte after it. Mapped
+ * read-only for the rest of the process where a NUL comes free (the file does not end on a
+ * page boundary: the page's tail reads as zeros), else read into spare (plat_read_file_max).
+ * For the seat's plan, read on every call: a mapping costs one page fault (the kernel maps
+ * the cached pages around it) where a read into fresh memory costs one per page and
+ * malloc's own (bench/plan_stub_cost.sh). 0 or an errno, as plat_read_file_max. */
+int plat_map_file(const char *path, size_t max, const char **text, size_t *len,
+                  struct strbuf *spare);
 
 uint64_t plat_monotonic_us(void);
 uint64_t plat_wall_us(void);

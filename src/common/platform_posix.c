@@ -240,12 +240,13 @@ const char *plat_strerror(int e)
     return e == PLAT_ENOTREG ? "not a regular file (a FIFO, a device or a socket)" : strerror(e);
 }
 
-/* plat_open_regular without clearing O_NONBLOCK: the descriptor stays non-blocking, which
- * Linux and the BSDs ignore for regular files (open(2)); *size is the file's size then. */
-static int open_regular_nb(const char *path, int *fd, off_t *size)
+/* Opens path for reading when it is a regular file (plat_open_regular's checks) without
+ * clearing O_NONBLOCK: the descriptor stays non-blocking, which Linux and the BSDs ignore
+ * for regular files (open(2)); *size is the file's size then. flags: O_CLOEXEC or 0. */
+static int open_regular_nb(const char *path, int flags, int *fd, off_t *size)
 {
     *size = 0;
-    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | flags);
     if (*fd < 0)
         return errno;
     struct stat st;
@@ -264,7 +265,7 @@ static int open_regular_nb(const char *path, int *fd, off_t *size)
 int plat_open_regular(const char *path, int *fd)
 {
     off_t size;
-    int e = open_regular_nb(path, fd, &size);
+    int e = open_regular_nb(path, O_CLOEXEC, fd, &size);
     if (!e && fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) != 0) {
         e = errno;
         close(*fd);
@@ -278,30 +279,33 @@ int plat_read_file(const char *path, struct strbuf *out)
     return plat_read_file_max(path, SIZE_MAX, out);
 }
 
-/* The seat reads its plan on every call: three system calls and one read into a buffer
- * of the file's size, no copy (bench/plan_stub_cost.sh). */
+/* The seat reads its plan on every call (bench/plan_stub_cost.sh): four system calls, open,
+ * fstat, one read into a buffer of the file's size and close. The descriptor is closed
+ * before this returns and neither program starts another from a second thread, so it needs
+ * no O_CLOEXEC (musl's costs a fcntl). A regular file is read up to the size fstat gave (a
+ * snapshot: shardcc replaces its files by rename, never appends to them); one that reports
+ * size 0 (a /proc file) is read to its end. */
 int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
 {
     int fd;
     off_t size;
-    int e = open_regular_nb(path, &fd, &size);
+    int e = open_regular_nb(path, 0, &fd, &size);
     if (e)
         return e;
     if ((uintmax_t)size > max - out->len) {
         close(fd);
         return EFBIG;
     }
-    /* room for the whole file and one byte more, so that the read that finds the end
-     * needs no growth; a file that grows meanwhile is read on, up to max */
-    sb_grow(out, (size_t)size + 1);
+    size_t want = (size_t)size, got = 0;
+    sb_grow(out, want + 1);
     out->buf[out->len] = '\0';
-    for (;;) {
+    while (want == 0 || got < want) {
         size_t room = out->alloc - out->len - 1; /* sb keeps a byte for the NUL */
         if (room == 0) {
             sb_grow(out, 65536);
             room = out->alloc - out->len - 1;
         }
-        ssize_t r = read(fd, out->buf + out->len, room);
+        ssize_t r = read(fd, out->buf + out->len, want ? want - got : room);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -312,14 +316,43 @@ int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
         }
         if (r == 0)
             break;
-        if ((size_t)r > max - out->len) { /* stop reading, e.g. a file still growing */
+        if ((size_t)r > max - out->len) { /* stop reading, e.g. a /proc file without end */
             e = EFBIG;
             break;
         }
         out->len += (size_t)r;
+        got += (size_t)r;
         out->buf[out->len] = '\0';
     }
     close(fd);
+    return e;
+}
+
+int plat_map_file(const char *path, size_t max, const char **text, size_t *len,
+                  struct strbuf *spare)
+{
+    int fd;
+    off_t size;
+    int e = open_regular_nb(path, 0, &fd, &size);
+    if (e)
+        return e;
+    if ((uintmax_t)size > max) {
+        close(fd);
+        return EFBIG;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    void *m = MAP_FAILED;
+    if (size > 0 && page > 0 && size % page != 0)
+        m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m != MAP_FAILED) {
+        *text = m;
+        *len = (size_t)size;
+        return 0;
+    }
+    e = plat_read_file_max(path, max, spare);
+    *text = sb_str(spare);
+    *len = spare->len;
     return e;
 }
 

@@ -38,7 +38,7 @@ struct wrap {
     const char *real;    /* the real compiler */
     const char *journal; /* or NULL */
     int depth;
-    struct strbuf plan; /* SHARDCC_PLAN's contents, in the shard phase */
+    struct strbuf plan; /* SHARDCC_PLAN's contents where not mapped (plat_map_file) */
     int link_probe;     /* the linker seat's output is a build system's probe */
 };
 
@@ -197,17 +197,19 @@ static int load_config(struct wrap *w)
     }
     const char *plan = getenv("SHARDCC_PLAN");
     if (c->phase == PHASE_SHARD && plan && *plan) {
-        int e = plat_read_file_max(plan, PLAN_SEAT_MAX, &w->plan);
+        const char *text;
+        size_t len;
+        int e = plat_map_file(plan, PLAN_SEAT_MAX, &text, &len, &w->plan);
         if (e)
             return fail(w, EXIT_USAGE, "SHARDCC_PLAN=\"%s\": %s%s", plan, plat_strerror(e),
                         e == EFBIG ? " (a plan's seat text is at most 64 MiB)" : "");
-        int n = plan_count(sb_str(&w->plan));
+        int n = plan_count(text);
         if (n != c->count)
             return fail(w, EXIT_USAGE,
                         n ? "SHARDCC_PLAN=\"%s\" is a plan for %d shards, this is shard %d/%d"
                           : "SHARDCC_PLAN=\"%s\" is not a plan (shardcc shard --plan writes it)",
                         plan, n, c->shard, c->count);
-        size_t bad = plan_bad_line(sb_str(&w->plan), w->plan.len, n);
+        size_t bad = plan_bad_line(text, len, n);
         if (bad == 1)
             return fail(w, EXIT_USAGE,
                         "SHARDCC_PLAN=\"%s\": the text does not match the check on its first "
@@ -219,8 +221,8 @@ static int load_config(struct wrap *w)
                         "SHARDCC_PLAN=\"%s\": line %zu is not KEY<TAB>SHARD with 1 <= SHARD <= "
                         "%d (a plan edited by hand? shardcc shard --plan writes it)",
                         plan, bad, n);
-        c->plan = sb_str(&w->plan);
-        c->plan_len = w->plan.len;
+        c->plan = text;
+        c->plan_len = len;
     }
     if (w->seat == SEAT_NVCC) {
         c->prepend = getenv("NVCC_PREPEND_FLAGS");

@@ -133,6 +133,24 @@ import sys; sys.stdout.write(seat_text(2, {"src/0.cu": 2, "src/a.cu": int(sys.ar
     expect_eq "src/a.cu given to shard $owner by a checked seat text" \
         "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" {print $11, $12}' j.tsv)" "$owner src/a.cu"
 done
+# a seat text of a whole number of pages (4096 bytes: no NUL after a mapping of it) is read
+# instead of mapped, and followed the same
+for owner in 1 2; do
+    python3 - "$owner" >page.tsv <<'PY'
+import sys
+t = "shardcc-plan\t2\nsrc/a.cu\t%s\n" % sys.argv[1]
+while len(t) < 4096 - 40:
+    t += "src/pad/%04d.cu\t1\n" % len(t)
+t += "src/z/" + "x" * (4096 - len(t) - 12) + ".cu\t1\n"
+sys.stdout.write(t)
+PY
+    [ "$(stat -c %s page.tsv)" = 4096 ] || fail "page.tsv is $(stat -c %s page.tsv) bytes, not 4096"
+    rm -f j.tsv
+    SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/page.tsv" SHARDCC_JOURNAL="$PWD/j.tsv" \
+        shardcc-nvcc -c ../src/a.cu -o a.o || fail "a 4096-byte seat text is refused"
+    expect_eq "src/a.cu given to shard $owner by a 4096-byte seat text" \
+        "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" {print $11, $12}' j.tsv)" "$owner src/a.cu"
+done
 sed -i 's/^src\/a.cu\t2$/src\/a.cu\t1/' checked.tsv
 SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/checked.tsv" expect_fail 2 \
     'does not match the check on its first line (edited after shardcc wrote it?' shardcc-nvcc -c ../src/a.cu -o a.o
