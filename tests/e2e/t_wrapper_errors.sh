@@ -122,20 +122,21 @@ for body in 'src/a.cu\t7' 'src/a.cu\t-1' 'src/a.cu 1' '\t1' 'src/a.cu\t1\tx'; do
         'line 3 is not KEY<TAB>SHARD with 1 <= SHARD <= 2' shardcc-nvcc -c ../src/a.cu -o a.o
 done
 # a seat text as shardcc writes it (a check of its lines on the header line) is followed
-# without reading it line by line; edited afterwards, it is status 2, not a wrong owner
+# without reading it line by line; edited afterwards, it is status 2, not a wrong owner.
+# A seat text of a whole number of pages (4096 bytes: no NUL after a mapping of it) is read
+# instead of mapped, and followed the same.
+expect_owner() { # expect_owner PLAN OWNER WHAT: shard 1/2's call on src/a.cu records OWNER
+    rm -f j.tsv
+    SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/$1" SHARDCC_JOURNAL="$PWD/j.tsv" \
+        shardcc-nvcc -c ../src/a.cu -o a.o || fail "$3 is refused"
+    expect_eq "src/a.cu given to shard $2 by $3" \
+        "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" {print $11, $12}' j.tsv)" "$2 src/a.cu"
+}
 for owner in 1 2; do # one of them is not the hash's choice
     PYTHONPATH="$SHARDCC_SRC/tests/plan" python3 -c 'from xxh64 import seat_text
 import sys; sys.stdout.write(seat_text(2, {"src/0.cu": 2, "src/a.cu": int(sys.argv[1]), "src/b.cu": 1}))' "$owner" >checked.tsv
     grep -P '^shardcc-plan\t2\t[0-9a-f]{16}$' checked.tsv >/dev/null || fail "checked.tsv has no check"
-    rm -f j.tsv
-    SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/checked.tsv" SHARDCC_JOURNAL="$PWD/j.tsv" \
-        shardcc-nvcc -c ../src/a.cu -o a.o || fail "a seat text with a good check is refused"
-    expect_eq "src/a.cu given to shard $owner by a checked seat text" \
-        "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" {print $11, $12}' j.tsv)" "$owner src/a.cu"
-done
-# a seat text of a whole number of pages (4096 bytes: no NUL after a mapping of it) is read
-# instead of mapped, and followed the same
-for owner in 1 2; do
+    expect_owner checked.tsv "$owner" "a checked seat text"
     python3 - "$owner" >page.tsv <<'PY'
 import sys
 t = "shardcc-plan\t2\nsrc/a.cu\t%s\n" % sys.argv[1]
@@ -145,11 +146,7 @@ t += "src/z/" + "x" * (4096 - len(t) - 12) + ".cu\t1\n"
 sys.stdout.write(t)
 PY
     [ "$(stat -c %s page.tsv)" = 4096 ] || fail "page.tsv is $(stat -c %s page.tsv) bytes, not 4096"
-    rm -f j.tsv
-    SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/page.tsv" SHARDCC_JOURNAL="$PWD/j.tsv" \
-        shardcc-nvcc -c ../src/a.cu -o a.o || fail "a 4096-byte seat text is refused"
-    expect_eq "src/a.cu given to shard $owner by a 4096-byte seat text" \
-        "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" {print $11, $12}' j.tsv)" "$owner src/a.cu"
+    expect_owner page.tsv "$owner" "a 4096-byte seat text"
 done
 sed -i 's/^src\/a.cu\t2$/src\/a.cu\t1/' checked.tsv
 SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/checked.tsv" expect_fail 2 \
