@@ -106,8 +106,8 @@ static int split_line(const char *line, const char *end, const char **tab, const
  * matched is one shardcc wrote: sorted, one line a key): O(log lines) lines read. */
 static int owner_sorted(const char *body, const char *end, const char *key, size_t klen)
 {
-    const char *lo = body, *hi = end, *tab,
-               *nl; /* lo: a line's start; the key's, if any, in [lo, hi) */
+    /* lo: a line's start; the key's line, if any, starts in [lo, hi) */
+    const char *lo = body, *hi = end, *tab, *nl;
     while (lo < hi) {
         const char *s = lo + (hi - lo) / 2;
         while (s > lo && s[-1] != '\n')
