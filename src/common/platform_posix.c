@@ -279,12 +279,12 @@ int plat_read_file(const char *path, struct strbuf *out)
     return plat_read_file_max(path, SIZE_MAX, out);
 }
 
-/* The seat reads its plan on every call (bench/plan_stub_cost.sh): four system calls, open,
- * fstat, one read into a buffer of the file's size and close. The descriptor is closed
- * before this returns and neither program starts another from a second thread, so it needs
- * no O_CLOEXEC (musl's costs a fcntl). A regular file is read up to the size fstat gave (a
- * snapshot: shardcc replaces its files by rename, never appends to them); one that reports
- * size 0 (a /proc file) is read to its end. */
+/* Four system calls: open, fstat, one read into a buffer of the file's size, close. The
+ * descriptor is closed before this returns and neither program starts another from a
+ * second thread, so it needs no O_CLOEXEC (musl's costs a fcntl). A regular file is read
+ * up to the size fstat gave: a snapshot (shardcc replaces its plans and summaries by
+ * rename, and reads a journal after the build that appends to it); one that reports size
+ * 0 (a /proc file) is read to its end. */
 int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
 {
     int fd;
