@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
 N=${SHARDCC_DEMO_SHARDS:-3}
-scripts/install-deps.sh
+scripts/install-deps.sh --demo # what this needs, not the test suite's torch (3 GB)
 export PATH="$PATH:/usr/local/cuda/bin"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build >/dev/null

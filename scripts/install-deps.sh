@@ -5,15 +5,21 @@
 #   scripts/install-deps.sh --build    only what building shardcc needs (the GitHub action)
 #   scripts/install-deps.sh --release  that and the static libraries of a release build
 #                                      (scripts/build-release.sh)
+#   scripts/install-deps.sh --demo     what scripts/demo.sh needs: building, and python3
+#                                      (no torch, no linters)
 set -euo pipefail
 
 BUILD_ONLY=0
-case "${1:-}" in --build | --release) BUILD_ONLY=1 ;; esac
+case "${1:-}" in --build | --release | --demo) BUILD_ONLY=1 ;; esac
 PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libxxhash-dev libjansson-dev
       libarchive-dev libyaml-dev libzstd-dev zstd musl-tools)
 # what the static CLI links besides (libarchive-dev does not pull their .a files in)
 RELEASE_PKGS=(zlib1g-dev libbz2-dev liblzma-dev nettle-dev file)
-[ "${1:-}" = --build ] || PKGS+=("${RELEASE_PKGS[@]}")
+case "${1:-}" in
+--build) ;;
+--demo) PKGS+=(python3) ;;
+*) PKGS+=("${RELEASE_PKGS[@]}") ;;
+esac
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
 [ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 curl clang clang-format clang-tidy cppcheck
                               libclang-rt-14-dev shellcheck groff-base zsh)
