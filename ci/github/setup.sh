@@ -43,10 +43,11 @@ packages() { # what building shardcc or ccache needs
         local pm sudo=
         pm=$(command -v dnf || command -v yum)
         [ "$(id -u)" = 0 ] || sudo=sudo
-        $sudo "$pm" install -y -q cmake ninja-build gcc gcc-c++ make pkgconfig jansson-devel \
-            libarchive-devel libyaml-devel libzstd-devel xxhash-devel zstd file git ccache >/dev/null ||
-            $sudo "$pm" install -y -q cmake ninja-build gcc gcc-c++ make pkgconfig jansson-devel \
-                libarchive-devel libyaml-devel libzstd-devel xxhash-devel zstd file git >/dev/null
+        local pkgs=(cmake ninja-build gcc gcc-c++ make pkgconfig jansson-devel libarchive-devel
+            libyaml-devel libzstd-devel xxhash-devel zstd file git)
+        # ccache too where the repositories have it (EPEL's may be too old: built below)
+        $sudo "$pm" install -y -q "${pkgs[@]}" ccache >/dev/null ||
+            $sudo "$pm" install -y -q "${pkgs[@]}" >/dev/null
     else
         error 2 "neither apt-get nor dnf/yum found: install cmake, ninja, a C compiler, jansson, libarchive, libyaml, zstd and xxhash, then re-run"
     fi
