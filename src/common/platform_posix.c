@@ -279,19 +279,10 @@ int plat_read_file(const char *path, struct strbuf *out)
     return plat_read_file_max(path, SIZE_MAX, out);
 }
 
-/* Four system calls: open, fstat, one read into a buffer of the file's size, close. The
- * descriptor is closed before this returns and neither program starts another from a
- * second thread, so it needs no O_CLOEXEC (musl's costs a fcntl). A regular file is read
- * up to the size fstat gave: a snapshot (shardcc replaces its plans and summaries by
- * rename, and reads a journal after the build that appends to it); one that reports size
- * 0 (a /proc file) is read to its end. */
-int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
+/* Reads fd (open_regular_nb's, of that size) into out and closes it. */
+static int read_whole(int fd, off_t size, size_t max, struct strbuf *out)
 {
-    int fd;
-    off_t size;
-    int e = open_regular_nb(path, 0, &fd, &size);
-    if (e)
-        return e;
+    int e = 0;
     if ((uintmax_t)size > max - out->len) {
         close(fd);
         return EFBIG;
@@ -328,6 +319,20 @@ int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
     return e;
 }
 
+/* Four system calls: open, fstat, one read into a buffer of the file's size, close. The
+ * descriptor is closed before this returns and neither program starts another from a
+ * second thread, so it needs no O_CLOEXEC (musl's costs a fcntl). A regular file is read
+ * up to the size fstat gave: a snapshot (shardcc replaces its plans and summaries by
+ * rename, and reads a journal after the build that appends to it); one that reports size
+ * 0 (a /proc file) is read to its end. */
+int plat_read_file_max(const char *path, size_t max, struct strbuf *out)
+{
+    int fd;
+    off_t size;
+    int e = open_regular_nb(path, 0, &fd, &size);
+    return e ? e : read_whole(fd, size, max, out);
+}
+
 int plat_map_file(const char *path, size_t max, const char **text, size_t *len,
                   struct strbuf *spare)
 {
@@ -344,13 +349,13 @@ int plat_map_file(const char *path, size_t max, const char **text, size_t *len,
     void *m = MAP_FAILED;
     if (size > 0 && page > 0 && size % page != 0)
         m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
     if (m != MAP_FAILED) {
+        close(fd);
         *text = m;
         *len = (size_t)size;
         return 0;
     }
-    e = plat_read_file_max(path, max, spare);
+    e = read_whole(fd, size, max, spare); /* the same descriptor: no second open */
     *text = sb_str(spare);
     *len = spare->len;
     return e;
