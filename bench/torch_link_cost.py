@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The torch lane's link job ÷ its unsharded build, without and with the host seat.
+"""The torch lane's link job ÷ its unsharded build, with the host seats off and by default.
 
 On examples/torch-ext (a setup.py CUDAExtension: 8 .cu TUs, 2 .cpp TUs of which the torch
 bindings TU dominates), `shardcc local -n N` runs the unsharded wheel build (the baseline), the
 N shards and the link job in one run, so each ratio is measured side by side. The build is
-`python3 -m pip wheel . --no-build-isolation`, through PYTORCH_NVCC + ninja. Without the host
-seat the link job compiles the .cpp TUs itself; with --host-seat they are cache hits too.
+`python3 -m pip wheel . --no-build-isolation`, through PYTORCH_NVCC + ninja. With
+--no-host-seat the link job compiles the .cpp TUs itself; by default the host seats shard
+the TUs of torch extensions, so they are cache hits too.
 
 Writes bench/results/torch_link_cost.txt. Exit status 0 whether or not the numbers are good,
 1 when a run fails or its link job is not a 100 % hit rate."""
@@ -28,8 +29,8 @@ def one_run(shardcc, work, n, host_seat):
     proj = os.path.join(work, "proj-%s" % ("host" if host_seat else "nohost"))
     shutil.copytree(os.path.join(SRC, "examples", "torch-ext"), proj)
     cmd = [shardcc, "local", "-n", str(n), "--clean", "rm -rf build dist *.egg-info"]
-    if host_seat:
-        cmd.append("--host-seat")
+    if not host_seat:
+        cmd.append("--no-host-seat")
     env = dict(os.environ, TORCH_CUDA_ARCH_LIST=os.environ.get("TORCH_CUDA_ARCH_LIST", "9.0"),
                PIP_DISABLE_PIP_VERSION_CHECK="1")
     p = subprocess.run(cmd + ["--", "sh", "-c", WHEEL], cwd=proj, capture_output=True, text=True, env=env)
@@ -66,15 +67,15 @@ def main():
         ratios = {}
         for host in (False, True):
             base, link, table = one_run(shardcc, work, a.n, host)
-            name = "--host-seat" if host else "no host seat"
+            name = "default (host seats for torch TUs)" if host else "--no-host-seat"
             ratios[name] = link / base
             say("link job / unsharded build, examples/torch-ext, N=%d, %s:" % (a.n, name))
             for l in table.strip().splitlines():
                 say("     " + l)
             say("   link %.1f s / unsharded %.1f s = %.3f" % (link, base, link / base))
             say()
-        say("summary: link/unsharded %.3f without the host seat, %.3f with it" %
-            (ratios["no host seat"], ratios["--host-seat"]))
+        say("summary: link/unsharded %.3f with --no-host-seat, %.3f by default" %
+            (ratios["--no-host-seat"], ratios["default (host seats for torch TUs)"]))
 
 
 if __name__ == "__main__":

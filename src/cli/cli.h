@@ -8,7 +8,9 @@
 
 /* The help of the options every job command (env, shard, link, local) shares, one text. */
 #define CLI_HELP_SEATS                                                                             \
-    "  --host-seat      also put shardcc-c++/shardcc-cc in CXX/CC (shard the host TUs)\n"          \
+    "  --host-seat, --no-host-seat\n"                                                              \
+    "                   the host seats (CXX/CC) shard every host TU, or are left out (default:\n"  \
+    "                   they shard torch extensions' TUs only; see shardcc env --help)\n"          \
     "  --cuda-home-seat, --no-cuda-home-seat\n"                                                    \
     "                   always, or never, seat $CUDA_HOME/bin/nvcc through a shadow toolkit\n"     \
     "                   (default: where it is safe; see shardcc env --help)\n"                     \

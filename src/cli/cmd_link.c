@@ -22,7 +22,7 @@
 static const char usage[] =
     "usage: shardcc link --artifacts DIR|FILE... --expect-shards N [--min-hit-rate R]\n"
     "                    [--cache DIR] [--root DIR] [--journal FILE] [--plan FILE]\n"
-    "                    [--host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
+    "                    [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                    [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH] [--ccache PATH]\n"
     "                    [--cuda X.Y] [--allow-partial] [--allow-nondeterministic] -- CMD...\n"
     "\n"

@@ -21,8 +21,8 @@
 static const char usage[] =
     "usage: shardcc shard --shard I/N|auto [--count N] --artifact PATH [--cell ID]\n"
     "                     [--root DIR] [--cache DIR] [--journal FILE] [--pin GLOB]...\n"
-    "                     [--host-seat] [--[no-]cuda-home-seat] [--relocatable] [--plan FILE]\n"
-    "                     [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
+    "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
+    "                     [--plan FILE] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
     "                     [--ccache PATH] [--cuda X.Y] -- CMD...\n"
     "\n"
     "Runs CMD (the package's ordinary build) as shard I of N: the seats compile the TUs\n"

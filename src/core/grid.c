@@ -504,9 +504,12 @@ int package_load(const char *path, const char *default_name, int strict, struct 
     if ((n = pkg_get(root, own, "min_hit_rate")) &&
         (rc = yget_number(d, n, "min_hit_rate", 0, 1, &p->min_hit_rate, err)))
         return rc;
-    if ((n = pkg_get(root, own, "host_seat")) &&
-        (rc = yget_bool(d, n, "host_seat", &p->host_seat, err)))
-        return rc;
+    if ((n = pkg_get(root, own, "host_seat"))) {
+        static const char *const words[] = {"false", "torch", "true", NULL};
+        if ((rc = yget_word(d, n, "host_seat", words, "true, false or torch", &p->host_seat, err)))
+            return rc;
+        p->host_seat--; /* -1 false, 0 torch, 1 true */
+    }
     if ((n = pkg_get(root, own, "plan")) &&
         (rc = hint_own(yget_string(d, n, "plan", &p->plan, err), own, err)))
         return rc;
@@ -597,6 +600,13 @@ static json_t *str_or_null_json(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/* host_seat in a matrix entry: true, false, or "torch" (the default), as the YAML says it
+ * and the action's host-seat input takes it */
+static json_t *host_seat_json(int host_seat)
+{
+    return host_seat ? json_boolean(host_seat > 0) : json_string("torch");
+}
+
 /* A plan's size: a 10 KB cells file can describe 10^8 cells (a product of long lists), and
  * the plan of them would not fit in memory; such a grid is an error that says so. */
 #define MATRIX_MAX_CELLS 100000
@@ -678,7 +688,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
         json_object_set_new(s, "shard", json_integer(i));
         json_object_set_new(s, "count", json_integer(n));
         json_object_set_new(s, "artifact", json_string(sb_str(&art)));
-        json_object_set_new(s, "host_seat", json_boolean(p->host_seat));
+        json_object_set_new(s, "host_seat", host_seat_json(p->host_seat));
         json_object_set_new(s, "plan", str_or_null_json(p->plan));
         json_object_set_new(s, "pin", json_string(p->pin ? p->pin : ""));
         sbytes += entry_bytes(s);
@@ -696,7 +706,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
         json_object_set_new(l, "artifacts", json_null());
     }
     json_object_set_new(l, "min_hit_rate", json_real(p->min_hit_rate));
-    json_object_set_new(l, "host_seat", json_boolean(p->host_seat));
+    json_object_set_new(l, "host_seat", host_seat_json(p->host_seat));
     json_object_set_new(l, "plan", str_or_null_json(p->plan));
     size_t lbytes = entry_bytes(l);
     if (sbytes + 1 > MATRIX_MAX_OUTPUT_BYTES) {

@@ -53,7 +53,7 @@ struct package {
     long sharding;                     /* 0: off */
     struct strlist sharding_platforms; /* .at == NULL: every platform shards */
     double min_hit_rate;
-    int host_seat;
+    int host_seat; /* `host_seat:` true 1, torch 0 (the default), false -1 */
     const char *plan;
     char *pin; /* the `pin:` globs joined by ':' (shardcc shard --pin), or NULL */
     struct strlist only_platforms, only[NDIMS]; /* narrowing; .at == NULL: all */

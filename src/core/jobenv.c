@@ -39,6 +39,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            args_value(a, "--real-cxx", &o->real_cxx) || args_value(a, "--real-cc", &o->real_cc) ||
            args_value(a, "--ccache", &o->ccache) || args_value(a, "--cuda", &o->cuda) ||
            (args_flag(a, "--host-seat") && (o->host_seat = 1)) ||
+           (args_flag(a, "--no-host-seat") && (o->host_seat = -1)) ||
            (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1)) ||
            (args_flag(a, "--no-cuda-home-seat") && (o->cuda_home_seat = -1)) ||
            (args_flag(a, "--relocatable") && (o->relocatable = 1)) ||
@@ -48,6 +49,19 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
 static void add(json_t *vars, const char *name, const char *value)
 {
     json_object_set_new(vars, name, json_string(value));
+}
+
+/* Whether the variable name (CXX, CC) is unset, empty, or names one program: a path or a
+ * name on PATH (a shardcc seat too: env eval'd twice), not a command line. */
+static int host_var_plain(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 1;
+    struct strbuf found = STRBUF_INIT;
+    int ok = plat_find_in_path(v, &found) == 0;
+    sb_release(&found);
+    return ok;
 }
 
 /* Builds the shadow CUDA_HOME at dir: every entry of the real toolkit root is a symbolic
@@ -499,13 +513,24 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     sb_addf(&sb, "%s/shardcc-nvcc", sb_str(&bindir));
     add(v, "CUDACXX", sb_str(&sb));
     sb_reset(&sb);
-    if (o->host_seat) {
-        sb_addf(&sb, "%s/shardcc-c++", sb_str(&bindir));
-        add(v, "CXX", sb_str(&sb));
-        sb_reset(&sb);
-        sb_addf(&sb, "%s/shardcc-cc", sb_str(&bindir));
-        add(v, "CC", sb_str(&sb));
-        sb_reset(&sb);
+    /* The host seats: with --host-seat they shard every host TU; by default ("torch") only
+     * the TUs of torch extensions (-DTORCH_EXTENSION_NAME=), which run nothing they build,
+     * and every other call goes straight to the real compiler; --no-host-seat leaves CXX
+     * and CC alone. By default a CXX or CC that is not one program (CXX="ccache g++") is
+     * left alone too: the seat would drop the rest of it. */
+    if (o->host_seat >= 0) {
+        static const char *const var[] = {"CXX", "CC"}, *const seat[] = {"c++", "cc"};
+        const char *given[] = {o->real_cxx, o->real_cc};
+        for (size_t i = 0; i < 2; i++) {
+            if (o->host_seat == 0 && !given[i] && !host_var_plain(var[i]))
+                continue;
+            sb_addf(&sb, "%s/shardcc-%s", sb_str(&bindir), seat[i]);
+            add(v, var[i], sb_str(&sb));
+            sb_reset(&sb);
+        }
+        add(v, "SHARDCC_HOST_SEAT", o->host_seat > 0 ? "all" : "torch");
+    } else {
+        json_array_append_new(env->unset, json_string("SHARDCC_HOST_SEAT"));
     }
     int shadow = o->cuda_home_seat > 0 || (o->cuda_home_seat == 0 && cuda_home_auto(&env->tc));
     if (!shadow) {

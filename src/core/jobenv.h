@@ -14,7 +14,8 @@ struct jobenv_opts {
     int shard, count;            /* 0, 0 for the link job */
     const char *root;            /* default "." */
     const char *cache, *journal; /* NULL: the job's defaults */
-    int host_seat;
+    int host_seat;      /* the host seats in CXX/CC: 1 for every host TU (--host-seat), 0 for
+                           torch extensions' TUs only (the default), -1 off (--no-host-seat) */
     int cuda_home_seat; /* a shadow CUDA_HOME whose bin/nvcc is the seat: 1 on
                            (--cuda-home-seat), -1 off (--no-cuda-home-seat), 0 where it is
                            safe (cuda_home_auto) */

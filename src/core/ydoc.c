@@ -387,16 +387,15 @@ int yget_int(const struct ydoc *d, const struct ynode *n, const char *key, long 
     return EXIT_OK;
 }
 
-int yget_bool(const struct ydoc *d, const struct ynode *n, const char *key, int *out,
-              struct strbuf *err)
+int yget_word(const struct ydoc *d, const struct ynode *n, const char *key,
+              const char *const *words, const char *want, int *out, struct strbuf *err)
 {
-    if (n->kind == Y_SCALAR && n->plain && !strcmp(n->text, "true"))
-        *out = 1;
-    else if (n->kind == Y_SCALAR && n->plain && !strcmp(n->text, "false"))
-        *out = 0;
-    else
-        return got(d, n, key, "true or false", err);
-    return EXIT_OK;
+    for (int i = 0; n->kind == Y_SCALAR && n->plain && words[i]; i++)
+        if (!strcmp(n->text, words[i])) {
+            *out = i;
+            return EXIT_OK;
+        }
+    return got(d, n, key, want, err);
 }
 
 int yget_number(const struct ydoc *d, const struct ynode *n, const char *key, double min,

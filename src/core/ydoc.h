@@ -50,8 +50,10 @@ int yget_string(const struct ydoc *d, const struct ynode *n, const char *key, co
                 struct strbuf *err);
 int yget_int(const struct ydoc *d, const struct ynode *n, const char *key, long min, long max,
              long *out, struct strbuf *err);
-int yget_bool(const struct ydoc *d, const struct ynode *n, const char *key, int *out,
-              struct strbuf *err);
+/* A plain scalar that is one of words (NULL-terminated): *out is its index; else the
+ * error says want. */
+int yget_word(const struct ydoc *d, const struct ynode *n, const char *key,
+              const char *const *words, const char *want, int *out, struct strbuf *err);
 int yget_number(const struct ydoc *d, const struct ynode *n, const char *key, double min,
                 double max, double *out, struct strbuf *err);
 /* A sequence of scalars (a single scalar is not accepted). The strings stay in the doc. */

@@ -14,7 +14,7 @@ cmake -S proj -B plain "${common[@]}" >/dev/null
 cmake --build plain >/dev/null
 ok "plain build"
 
-eval "$(shardcc env --root "$T/proj")"
+eval "$(shardcc env --root "$T/proj" --host-seat)" # every host TU through the seat
 export CCACHE_STATSLOG="$T/stats.log"
 CXX="$SHARDCC_BIN/shardcc-c++" cmake -S proj -B proj/build1 "${common[@]}" >/dev/null
 grep -q "CMAKE_CUDA_COMPILER:FILEPATH=$SHARDCC_BIN/shardcc-nvcc" proj/build1/CMakeCache.txt ||

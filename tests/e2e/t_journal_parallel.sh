@@ -21,7 +21,7 @@ write_ninja() { # write_ninja DIR
     } >"$1/build.ninja"
 }
 for i in 1 2; do
-    eval "$(shardcc env --root "$T" --shard $i/2 --journal "$T/journal-$i.tsv")"
+    eval "$(shardcc env --root "$T" --shard $i/2 --host-seat --journal "$T/journal-$i.tsv")"
     write_ninja "$T/b$i"
     ninja -C "$T/b$i" -j 64 >/dev/null
     j="$T/journal-$i.tsv"

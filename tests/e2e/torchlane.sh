@@ -4,6 +4,10 @@ EX="$SHARDCC_SRC/examples/torch-ext"
 export TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=${MAX_JOBS:-$(nproc)} PIP_DISABLE_PIP_VERSION_CHECK=1
 WHEEL='rm -rf build dist *.egg-info && python3 -m pip wheel . --no-build-isolation --no-deps -q -w dist'
 CUDA_TUS=8
+# its two .cpp TUs: sharded by the default host seats (torch extensions' TUs define
+# TORCH_EXTENSION_NAME), compiled in every job with --no-host-seat
+HOST_TUS=2
+ALL_TUS=$((CUDA_TUS + HOST_TUS))
 
 torch_setup() {
     python3 -c 'import torch' 2>/dev/null || fail "torch is not installed (scripts/install-deps.sh installs it)"

@@ -105,7 +105,7 @@ def rules(shardcc, d):
           "name: fa\nsharding: 4\nsharding_platforms: [linux]\nmin_hit_rate: 0.95\nhost_seat: true\n"
           "pin: ['tools/*', 'gen/main.cu']\n")
     write(os.path.join(d, "pk", "narrow", "package.yml"), 'sharding: 2\npython: ["3.12"]\ncuda: ["13.0"]\n')
-    write(os.path.join(d, "pk", "off", "package.yml"), "sharding: 0\nplatforms: [windows]\n")
+    write(os.path.join(d, "pk", "off", "package.yml"), "sharding: 0\nplatforms: [windows]\nhost_seat: false\n")
     rc, out, err = matrix(shardcc, ["--packages", "pk", "--cells", "cells.yml"], d)
     check(rc == 0, "grid: exit 0 (%s)" % err.strip())
     plan = json.loads(out)
@@ -117,11 +117,15 @@ def rules(shardcc, d):
               for l in fa if l["platform"] == "linux"), "grid: fa shards 4 ways on linux")
     check(all(l["count"] == 0 and l["artifacts"] is None for l in fa if l["platform"] != "linux"),
           "grid: other platforms build unsharded (count 0)")
-    check(all(l["min_hit_rate"] == 0.95 and l["host_seat"] for l in fa), "grid: min_hit_rate and host_seat carried")
+    check(all(l["min_hit_rate"] == 0.95 and l["host_seat"] is True for l in fa), "grid: min_hit_rate and host_seat carried")
     fas = [s for s in shards if s["package"] == "fa"]
     check(fas and all(s["pin"] == "tools/*:gen/main.cu" for s in fas), "grid: pin carried to fa's shards")
     check(all(s["pin"] == "" for s in shards if s["package"] != "fa"), "grid: no pin is an empty pin")
     nar = [l for l in links if l["package"] == "narrow"]
+    check(nar and all(x["host_seat"] == "torch" for x in nar + [s for s in shards if s["package"] == "narrow"]),
+          "grid: host_seat defaults to torch (the host seats shard torch extensions' TUs only)")
+    off = [l for l in links if l["package"] == "off"]
+    check(off and all(l["host_seat"] is False for l in off), "grid: host_seat: false carried as false")
     check(len(nar) == 6 and all(l["python"] == "3.12" and l["cuda"] == "13.0" for l in nar),
           "grid: a package narrows the grid (6 cells: 3 platforms x 2 torch)")
     off = [l for l in links if l["package"] == "off"]
@@ -361,7 +365,7 @@ MALFORMED = [
     ("rate.yml", "name: x\nmin_hit_rate: 1.5\n", 'rate.yml:2:15: key "min_hit_rate": expected a number from 0 to 1, got "1.5"'),
     ("pin.yml", "name: x\npin: ['tools/*', 'a:b']\n", 'pin.yml:2:18: key "pin": "a:b" is not a glob of TU keys'),
     ("pinstr.yml", "name: x\npin: tools/*\n", 'pinstr.yml:2:6: key "pin": expected a list'),
-    ("bool.yml", "name: x\nhost_seat: yes\n", 'bool.yml:2:12: key "host_seat": expected true or false, got "yes"'),
+    ("bool.yml", "name: x\nhost_seat: yes\n", 'bool.yml:2:12: key "host_seat": expected true, false or torch, got "yes"'),
     ("plat.yml", "name: x\nsharding_platforms: linux\n", 'plat.yml:2:21: key "sharding_platforms": expected a list, got "linux"'),
     ("platname.yml", "name: x\nsharding_platforms: [linux, macos]\n", 'platname.yml:2:29: key "sharding_platforms": "macos" is not in the cells file'),
     ("dup.yml", "name: x\nsharding: 2\nsharding: 3\n", 'dup.yml:3:1: key "sharding" appears twice'),
