@@ -32,7 +32,9 @@ static const char usage[] =
     "  --root DIR    the project root (default: $SHARDCC_ROOT, else .)\n"
     "  --seat S      the seat (default: nvcc when COMPILER's name contains \"nvcc\", cc for\n"
     "                cc/gcc/clang, else c++)\n"
-    "NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS are folded in as the wrapper does.\n"
+    "NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS are folded in as the wrapper does, and\n"
+    "SHARDCC_HOST_SEAT=torch (shardcc env's default) makes the c++ and cc seats run every\n"
+    "call but a torch extension's TU directly, as the host seats do.\n"
     "\n"
     "Exit status: 0 ok, 2 usage error (bad option, unreadable options file), 4 standard\n"
     "output could not be written.\n";
@@ -100,6 +102,18 @@ int cmd_classify(int argc, char **argv)
     if (seat == SEAT_NVCC) {
         cfg.prepend = getenv("NVCC_PREPEND_FLAGS");
         cfg.append = getenv("NVCC_APPEND_FLAGS");
+    }
+    const char *host = getenv("SHARDCC_HOST_SEAT");
+    if (host && *host && strcmp(host, "all") != 0) {
+        if (strcmp(host, "torch") != 0) {
+            report_error("shardcc classify",
+                         "SHARDCC_HOST_SEAT=\"%s\" is not one of torch, all (shardcc env sets it)",
+                         host);
+            free(cfg.root);
+            free(cfg.cwd);
+            return EXIT_USAGE;
+        }
+        cfg.torch_only = 1;
     }
 
     struct call call;

@@ -132,6 +132,27 @@ static void tu_or_probe(const struct wrap_config *cfg, struct call *call, const 
     call->reason = call->key ? reason : "source outside the project root";
 }
 
+/* Whether argv defines TORCH_EXTENSION_NAME, as torch's BuildExtension does for every TU of
+ * an extension, on either of its backends (-DTORCH_EXTENSION_NAME=x or -D
+ * TORCH_EXTENSION_NAME=x). */
+static int torch_extension_tu(const struct strvec *argv)
+{
+    static const char name[] = "TORCH_EXTENSION_NAME";
+    for (size_t i = 0; i < argv->n; i++) {
+        const char *a = argv->v[i];
+        if (!strcmp(a, "-D") && i + 1 < argv->n)
+            a = argv->v[++i];
+        else if (!strncmp(a, "-D", 2))
+            a += 2;
+        else
+            continue;
+        if (!strncmp(a, name, sizeof name - 1) &&
+            (a[sizeof name - 1] == '=' || !a[sizeof name - 1]))
+            return 1;
+    }
+    return 0;
+}
+
 int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
                   struct call *call, struct strbuf *err)
 {
@@ -265,6 +286,16 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             call->action = ACTION_CACHE;
         }
         break;
+    }
+    if (cfg->torch_only && seat != SEAT_NVCC &&
+        (call->kind == KIND_TU || call->kind == KIND_OTHER) &&
+        !(call->kind == KIND_TU && torch_extension_tu(&call->argv))) {
+        call->action = ACTION_DIRECT;
+        call->owner = 0;
+        call->host_pass = 1;
+        call->reason = "not a torch extension's TU (no -DTORCH_EXTENSION_NAME=): the host seat "
+                       "runs the real compiler (SHARDCC_HOST_SEAT=torch; --host-seat shards "
+                       "every host TU)";
     }
     sv_clear(&targets);
     return EXIT_OK;

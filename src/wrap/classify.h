@@ -49,6 +49,8 @@ struct call {
     enum call_link link;       /* an nvcc call that links (kind other), else CALL_LINK_NONE */
     struct strvec inputs;      /* a linking call's object and library inputs, as written */
     int shared;                /* a linking call's -shared */
+    int host_pass;             /* a host seat's call that is not a torch extension's TU, under
+                                  cfg->torch_only: the real compiler's, unjournaled */
 };
 
 const char *kind_name(enum call_kind k);

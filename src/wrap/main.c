@@ -40,8 +40,6 @@ struct wrap {
     int depth;
     struct strbuf plan; /* SHARDCC_PLAN's contents where not mapped (plat_map_file) */
     int link_probe;     /* the linker seat's output is a build system's probe */
-    int torch_only;     /* a host seat that shards torch extensions' TUs only
-                           (SHARDCC_HOST_SEAT=torch): the rest go to the real compiler */
 };
 
 static int fail(const struct wrap *w, int code, const char *fmt, ...)
@@ -242,34 +240,13 @@ static int load_config(struct wrap *w)
     const char *host = getenv("SHARDCC_HOST_SEAT");
     if (w->seat != SEAT_NVCC && host && *host) {
         if (!strcmp(host, "torch"))
-            w->torch_only = 1;
+            c->torch_only = 1;
         else if (strcmp(host, "all") != 0)
             return fail(w, EXIT_USAGE,
                         "SHARDCC_HOST_SEAT=\"%s\" is not one of torch, all (shardcc env sets it)",
                         host);
     }
     return EXIT_OK;
-}
-
-/* Whether argv defines TORCH_EXTENSION_NAME, as torch's BuildExtension does for every TU of
- * an extension, on either of its backends (-DTORCH_EXTENSION_NAME=x or -D
- * TORCH_EXTENSION_NAME=x). */
-static int torch_extension_tu(const struct strvec *argv)
-{
-    static const char name[] = "TORCH_EXTENSION_NAME";
-    for (size_t i = 0; i < argv->n; i++) {
-        const char *a = argv->v[i];
-        if (!strcmp(a, "-D") && i + 1 < argv->n)
-            a = argv->v[++i];
-        else if (!strncmp(a, "-D", 2))
-            a += 2;
-        else
-            continue;
-        if (!strncmp(a, name, sizeof name - 1) &&
-            (a[sizeof name - 1] == '=' || !a[sizeof name - 1]))
-            return 1;
-    }
-    return 0;
 }
 
 static int run_child(const struct wrap *w, const char *tool, char **argv, int flags,
@@ -838,7 +815,7 @@ int main(int argc, char **argv)
     /* the default host seat: a call that is not a torch extension's TU is the real
      * compiler's, unjournaled, as if CXX/CC were not a seat (a launcher of the build's
      * may run it: CCACHE_DISABLE=1 keeps a ccache out of the way) */
-    if (w.torch_only && !(call.kind == KIND_TU && torch_extension_tu(&call.argv)))
+    if (call.host_pass)
         return run_direct(&w, nargs, args);
     rc = check_launcher(&w);
     if (rc)

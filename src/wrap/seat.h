@@ -24,6 +24,8 @@ struct wrap_config {
     const char *shadow;      /* the shadow CUDA_HOME (SHARDCC_CUDA_SHADOW), or NULL */
     const char *shadow_real; /* what it stands for (SHARDCC_CUDA_REAL), or NULL */
     const char *pins;        /* SHARDCC_PIN: ':'-separated globs of keys every shard compiles */
+    int torch_only;          /* SHARDCC_HOST_SEAT=torch: the host seats shard torch
+                                extensions' TUs only, and pass every other call through */
 };
 
 const char *seat_name(enum seat s);

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/pypi.sh"
 pypi_hide_ninja
 pypi_fetch torchsort 0.1.10 416a7dd2ab88332b27e98318d7fb2e0243b9fb6f1fffcf77760d63103d70dd04
-pypi_pipeline torchsort-setuptools 2 1
+pypi_pipeline torchsort-setuptools 2 2
 [ -z "$(find build -name build.ninja)" ] || fail "torch used ninja although it is not installed"
 ok "torchsort: torch's setuptools backend built it"
 
@@ -17,5 +17,5 @@ pypi_fetch torch-scatter 2.1.2 69b3aa435f2424ac6a1bfb6ff702da6eb73b33ca0db38fb26
 # without a GPU torch-scatter builds its CPU extension only (setup.py: CUDA when
 # torch.cuda.is_available(), or FORCE_CUDA=1); the first corpus run here built a CPU-only
 # wheel and the shard guard rightly found no TU in the nvcc seat
-pypi_pipeline torch-scatter 2 3 FORCE_CUDA=1
+pypi_pipeline torch-scatter 2 17 FORCE_CUDA=1
 summary

@@ -2,7 +2,8 @@
 # patches), through shards and the link job with shardcc's default options (sourced after
 # lib.sh and torchlane.sh by t_pypi_*.sh and the corpus suite).
 #   pypi_fetch NAME VERSION SHA256   the sdist, unpacked as $T/proj (its checksum checked)
-#   pypi_pipeline NAME N CUDA_TUS    baseline, N shards, the link job, compare the wheels
+#   pypi_pipeline NAME N TUS         baseline, N shards, the link job, compare the wheels
+#                                    (TUS: CUDA and C++ TUs, the default host seats shard both)
 # The sdist is fetched by pip (no build: --no-deps --no-binary :all:); a network failure
 # fails the suite, it is never skipped.
 

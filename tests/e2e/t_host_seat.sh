@@ -80,6 +80,17 @@ for i in 1 2; do
 done
 ok "-DTORCH_EXTENSION_NAMES=1, a plain TU and a link: the real compiler's, in both shards"
 
+# --- shardcc classify honours SHARDCC_HOST_SEAT as the seats do
+cd build
+expect_eq "classify, SHARDCC_HOST_SEAT=torch: a plain TU" \
+    "$(SHARDCC_HOST_SEAT=torch shardcc classify --root .. --shard 1/2 -- c++ -c ../src/tool.cpp -o t.o | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["kind"], o["action"], o["owner"])')" "tu direct None"
+expect_eq "classify, SHARDCC_HOST_SEAT=torch: a torch TU" \
+    "$(SHARDCC_HOST_SEAT=torch shardcc classify --root .. --shard 1/2 -- c++ -DTORCH_EXTENSION_NAME=e -c ../src/tool.cpp -o t.o | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["kind"], o["action"] in ("cache", "stub"))')" "tu True"
+expect_eq "classify, SHARDCC_HOST_SEAT=all: a plain TU" \
+    "$(SHARDCC_HOST_SEAT=all shardcc classify --root .. --shard 1/2 -- c++ -c ../src/tool.cpp -o t.o | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["action"] in ("cache", "stub"))')" "True"
+SHARDCC_HOST_SEAT=x expect_fail 2 'SHARDCC_HOST_SEAT="x" is not one of torch, all' shardcc classify -- c++ -c ../src/tool.cpp -o t.o
+cd ..
+
 # --- the link job: torch TUs are cached, the rest run directly
 (
     unset CXX CC
