@@ -2,7 +2,8 @@
 """Costs of the pipeline around the seat, each as a ratio measured side by side in one run.
 
   1. link job / unsharded build on the bundled example (`shardcc local`, which runs both
-     in the same run), without and with the host seat.             goal <= 0.05
+     in the same run), by default (the host TUs compiled in every job: the host seats
+     shard torch extensions' TUs only) and with --host-seat.        goal <= 0.05
   2. one cache hit through shardcc-nvcc / a direct `ccache nvcc` hit (compiler_check=string:,
      the same cache), the two interleaved call by call (A B B A ...) so that adjacent calls
      see the same load; per round the median of the pair ratios.    goal <= 1.15
@@ -194,7 +195,7 @@ def main():
             for host in (False, True):
                 base, link, rate, table = link_ratio(os.path.join(shardcc_bin, "shardcc"), work, host)
                 say("1. link job / unsharded build, examples/cuda-cmake, N=3, %s:" %
-                    ("--host-seat" if host else "no host seat"))
+                    ("--host-seat" if host else "default options"))
                 for l in table.strip().splitlines():
                     say("     " + l)
                 say("   link %.1f s / unsharded %.1f s = %.3f (goal <= 0.05) - %s, link hit rate %.1f%%" %
