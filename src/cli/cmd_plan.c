@@ -34,7 +34,8 @@ static const char usage[] =
     "\n"
     "  INPUT           a shard artifact (*.tar.zst: its manifest's owned TUs), a directory\n"
     "                  of them, a journal (journal.tsv: its cached TU records) or a cost\n"
-    "                  table (lines KEY<TAB>SECONDS; # comments)\n"
+    "                  table (lines KEY<TAB>SECONDS; # comments). Pinned TUs and\n"
+    "                  device-code outputs are left out: every shard makes them\n"
     "  -n N            the number of shards\n"
     "  -o FILE         write the plan there (atomically); default standard output\n"
     "  --pick P        a key measured several times: median (default) or latest (the last\n"
@@ -198,6 +199,11 @@ static int read_artifact(const char *path, struct costs *c, int sources, struct 
         const char *d = json_string_value(json_object_get(t, "decision"));
         if (!key)
             continue;
+        /* pinned TUs and device-code outputs are made in every shard, whatever the plan
+         * says: placing their cost on one shard would unbalance the rest */
+        if (json_is_true(json_object_get(t, "pinned")) ||
+            json_is_true(json_object_get(t, "device")))
+            continue;
         double s = json_number_value(json_object_get(t, "seconds"));
         if (d && !strcmp(d, "owned") && json_integer_value(json_object_get(t, "status")) == 0) {
             if (!plan_seconds_ok(s)) {
@@ -256,7 +262,8 @@ static int read_text(const char *path, struct costs *c, int sources)
         }
         for (size_t k = 0; k < j.n; k++) {
             const struct jrec *r = &j.r[k];
-            if (!jrec_is_tu(r) || !r->key)
+            if (!jrec_is_tu(r) || !r->key || !strcmp(r->action, "pin") ||
+                !strcmp(r->action, "device")) /* made in every shard: not the plan's */
                 continue;
             double s = (double)r->dur_us / 1e6;
             if (!strcmp(r->action, "cache") && r->status == 0 &&

@@ -117,6 +117,32 @@ PY
 (cd "$T/hostile" && tar --zstd -cf "$T/hostile-art/shard-plan-1-of-2.tar.zst" manifest.json cache)
 expect_fail 4 "the manifest gives a TU the compile time 1e+308, not a number of seconds from 0 to 1000000" \
     shardcc plan -n 2 "$T/hostile-art/shard-plan-1-of-2.tar.zst"
+# A pinned TU (and a device-code output) is made in every shard: the plan leaves it out, or
+# its cost would weigh on the one shard the plan gave it to
+mkdir -p "$T/pinned" "$T/pinned-art"
+tar --zstd -xf ../art/shard-plan-1-of-2.tar.zst -C "$T/pinned"
+python3 - "$T/pinned/manifest.json" >"$T/pinned.key" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+owned = [t for t in m["tus"] if t["decision"] == "owned"]
+owned[0]["pinned"] = True
+owned[0]["seconds"] = 500.0
+if len(owned) > 1:
+    owned[1]["device"] = True
+    owned[1]["seconds"] = 400.0
+json.dump(m, open(sys.argv[1], "w"))
+print(owned[0]["key"])
+PY
+(cd "$T/pinned" && tar --zstd -cf "$T/pinned-art/shard-plan-1-of-2.tar.zst" manifest.json cache)
+cp ../art/shard-plan-2-of-2.tar.zst "$T/pinned-art/"
+shardcc plan -n 2 "$T/pinned-art" >"$T/pinned.plan" || fail "plan over a pinned TU"
+python3 - "$T/pinned.plan" "$(cat "$T/pinned.key")" <<'PY' || fail "the plan placed a pinned or device TU: $(cat "$T/pinned.plan")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert sys.argv[2] not in p["assign"], "pinned key assigned"
+assert all(c < 400 for c in p["cost"].values()), "a pinned or device cost counted"
+PY
+ok "plan: pinned TUs and device-code outputs are left out of the plan"
 summary
 
 # A plan per cell (issue 15: a farm learns its costs per cell): shardcc plan --per-cell over
