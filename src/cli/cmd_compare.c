@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: shardcc compare A B\n"
+    "usage: shardcc compare [--exact] [--] A B\n"
     "\n"
     "Exit 0 when A and B are the same up to nvcc's per-run temporary names\n"
     "(tmpxft_<8 hex>_<8 hex>, masked) and the GNU build-id (blanked); else exit 1 naming the\n"
@@ -16,36 +16,56 @@ static const char usage[] =
     "as ELF images, static libraries member by member, wheels (zip) member by member with\n"
     "the RECORD hashes of members that differ only in masked names ignored; timestamps in\n"
     "archives are not content.\n"
+    "\n"
+    "  --exact   byte for byte: nothing masked or blanked (archives and wheels are still\n"
+    "            compared member by member, their timestamps left out)\n"
+    "\n"
     "Exit status: 0 same, 1 different, 2 usage, 4 unreadable input.\n";
 
 int cmd_compare(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage, stdout);
-        return EXIT_OK;
+    struct args a = {argc, argv, 1, "shardcc compare", 0};
+    int exact = 0;
+    while (a.i < argc && !a.error) {
+        if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (args_flag(&a, "--"))
+            break;
+        if (args_flag(&a, "--exact") && (exact = 1))
+            continue;
+        if (argv[a.i][0] != '-' || !argv[a.i][1])
+            break; /* A */
+        args_unknown(&a);
     }
-    int first = argc > 1 && !strcmp(argv[1], "--") ? 2 : 1;
-    if (argc - first != 2) {
+    if (a.error)
+        return EXIT_USAGE;
+    if (argc - a.i != 2) {
         report_error("shardcc compare", "expects two files, A and B (see --help)");
         return EXIT_USAGE;
     }
-    const char *a = argv[first], *b = argv[first + 1];
+    const char *pa = argv[a.i], *pb = argv[a.i + 1];
     struct cmp_result r;
     struct strbuf err = STRBUF_INIT;
-    if (compare_files(a, b, &r, &err) != 0) {
+    if (compare_files(pa, pb, exact, &r, &err) != 0) {
         report_error("shardcc compare", "%s", sb_str(&err));
         sb_release(&err);
         return EXIT_IO;
     }
     int rc;
     if (r.same) {
-        printf("same: %s and %s (%zu temp name%s masked", a, b, r.masked, r.masked == 1 ? "" : "s");
+        if (exact)
+            printf("same: %s and %s (byte for byte", pa, pb);
+        else
+            printf("same: %s and %s (%zu temp name%s masked", pa, pb, r.masked,
+                   r.masked == 1 ? "" : "s");
         if (r.members)
             printf(", %zu members compared", r.members);
         printf(")\n");
         rc = EXIT_OK;
     } else {
-        printf("different: %s and %s: %s\n", a, b, sb_str(&r.diff));
+        printf("different: %s and %s: %s\n", pa, pb, sb_str(&r.diff));
         rc = 1;
     }
     sb_release(&r.diff);

@@ -128,17 +128,25 @@ static int first_differing_section(const unsigned char *a, size_t alen, const un
         return 0;
     for (size_t i = 1; i < na; i++) {
         const char *name = section_name(sa, la, ha[i].sh_name);
+        /* names repeat (.group, .text.X of COMDAT groups): the j-th of a name in A is
+         * matched with the j-th of that name in B */
+        size_t nth = 0, seen = 0;
+        for (size_t k = 1; k < i; k++)
+            nth += !strcmp(section_name(sa, la, ha[k].sh_name), name);
         const Elf64_Shdr *o = NULL;
         for (size_t k = 1; k < nb && !o; k++)
-            if (!strcmp(section_name(sb, lb, hb[k].sh_name), name))
+            if (!strcmp(section_name(sb, lb, hb[k].sh_name), name) && seen++ == nth)
                 o = &hb[k];
+        char label[32] = "";
+        if (nth)
+            snprintf(label, sizeof label, " (number %zu of that name)", nth + 1);
         if (!o) {
-            sb_addf(out, "section %s is only in A", name);
+            sb_addf(out, "section %s%s is only in A", name, label);
             return 1;
         }
         int nobits = ha[i].sh_type == SHT_NOBITS || o->sh_type == SHT_NOBITS;
         if (ha[i].sh_size != o->sh_size) {
-            sb_addf(out, "section %s: sizes differ (%zu and %zu bytes)", name,
+            sb_addf(out, "section %s%s: sizes differ (%zu and %zu bytes)", name, label,
                     (size_t)ha[i].sh_size, (size_t)o->sh_size);
             return 1;
         }
@@ -148,7 +156,7 @@ static int first_differing_section(const unsigned char *a, size_t alen, const un
         const unsigned char *pa = a + ha[i].sh_offset, *pb = b + o->sh_offset;
         for (size_t k = 0; k < ha[i].sh_size; k++) {
             if (pa[k] != pb[k]) {
-                sb_addf(out, "section %s, offset 0x%zx", name, k);
+                sb_addf(out, "section %s%s, offset 0x%zx", name, label, k);
                 return 1;
             }
         }
@@ -282,12 +290,13 @@ static void compare_streamed(const char *what, const char *a, const char *b, con
                     archive_error_string(sa.failed ? sa.a : sb.a));
             break;
         }
-        if (first) {
+        if (first && !r->exact) {
             *masked_any |= blank_build_id_prefix(sa.buf, sa.len);
             *masked_any |= blank_build_id_prefix(sb.buf, sb.len);
-            first = 0;
         }
-        size_t ma = mask_tmpxft(sa.buf, sa.len), mb = mask_tmpxft(sb.buf, sb.len);
+        first = 0;
+        size_t ma = r->exact ? 0 : mask_tmpxft(sa.buf, sa.len);
+        size_t mb = r->exact ? 0 : mask_tmpxft(sb.buf, sb.len);
         r->masked += ma;
         *masked_any |= ma || mb;
         /* what cannot change any more: all of an ended side, else all but the tail a
@@ -326,10 +335,12 @@ static void compare_streamed(const char *what, const char *a, const char *b, con
 static void compare_plain(const char *what, unsigned char *a, size_t alen, unsigned char *b,
                           size_t blen, struct cmp_result *r)
 {
-    r->masked += mask_tmpxft(a, alen);
-    mask_tmpxft(b, blen);
-    blank_build_id(a, alen);
-    blank_build_id(b, blen);
+    if (!r->exact) {
+        r->masked += mask_tmpxft(a, alen);
+        mask_tmpxft(b, blen);
+        blank_build_id(a, alen);
+        blank_build_id(b, blen);
+    }
     size_t n = alen < blen ? alen : blen, i = 0;
     while (i < n && a[i] == b[i])
         i++;
@@ -589,9 +600,10 @@ void compare_buffers(const char *what, unsigned char *a, size_t alen, unsigned c
     compare_plain(what, a, alen, b, blen, r);
 }
 
-int compare_files(const char *a, const char *b, struct cmp_result *r, struct strbuf *err)
+int compare_files(const char *a, const char *b, int exact, struct cmp_result *r, struct strbuf *err)
 {
     memset(r, 0, sizeof *r);
+    r->exact = exact;
     r->same = 1;
     struct strbuf da = STRBUF_INIT, db = STRBUF_INIT;
     int e = plat_read_file(a, &da);

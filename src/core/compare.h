@@ -11,6 +11,7 @@
 #include "strbuf.h"
 
 struct cmp_result {
+    int exact; /* byte for byte: nothing masked or blanked (shardcc compare --exact) */
     int same;
     size_t masked;      /* temp names masked in A */
     size_t members;     /* members compared (archives and wheels) */
@@ -22,10 +23,12 @@ size_t mask_tmpxft(unsigned char *buf, size_t len);
 /* Blanks the contents of .note.gnu.build-id in an ELF64 image; returns 1 when found. */
 int blank_build_id(unsigned char *buf, size_t len);
 
-/* Compares two in-memory images of the same name (for messages). */
+/* Compares two in-memory images of the same name (for messages), as r->exact says. */
 void compare_buffers(const char *what, unsigned char *a, size_t alen, unsigned char *b, size_t blen,
                      struct cmp_result *r);
-/* Compares two files. 0, or 4 with a message in err (unreadable input). */
-int compare_files(const char *a, const char *b, struct cmp_result *r, struct strbuf *err);
+/* Compares two files (byte for byte when exact). 0, or 4 with a message in err (unreadable
+ * input). */
+int compare_files(const char *a, const char *b, int exact, struct cmp_result *r,
+                  struct strbuf *err);
 
 #endif

@@ -65,6 +65,29 @@ expect_eq "a wheel with an extra member: exit status" "$rc" "1"
 { grep -q "pkg/extra.txt is only in B" out; } || fail "$(cat out)"
 ok "$(cat out)"
 
+# --exact: byte for byte. Two plain nvcc runs differ (their temp names), and the message
+# names the section; nvcc's --objdir-as-tempdir (-objtemp) names its temporaries after the
+# object instead, so two runs with the same -o are the same bytes (ccache's hit too)
+rc=0
+shardcc compare --exact r1/a.o r2/a.o >out || rc=$?
+expect_eq "--exact, two plain nvcc runs: exit status" "$rc" "1"
+{ grep -q "^different: .*: section \.strtab, offset 0x" out; } || fail "--exact: $(cat out)"
+ok "--exact: $(cat out)"
+for r in 1 2; do nvcc -objtemp -O2 -Xcompiler -fPIC -c src/a.cu -o ot.o && mv ot.o ot$r.o; done
+shardcc compare --exact ot1.o ot2.o >out || fail "--exact, two nvcc -objtemp runs: $(cat out)"
+{ grep -q "same: .* (byte for byte)" out; } || fail "--exact: $(cat out)"
+ok "--exact, two nvcc -objtemp runs with the same -o: $(cat out)"
+rc=0
+shardcc compare --exact r1/lib.so r2/lib.so >out || rc=$?
+expect_eq "--exact, shared libraries (build-ids not blanked): exit status" "$rc" "1"
+rc=0
+shardcc compare --exact w1.whl w2.whl >out || rc=$?
+expect_eq "--exact, wheels (RECORD hashes not blanked): exit status" "$rc" "1"
+shardcc compare --exact w1.whl w1.whl >out || fail "--exact, a wheel against itself: $(cat out)"
+{ grep -q "same: .* (byte for byte, [0-9]* members compared)" out; } || fail "$(cat out)"
+ok "--exact, a wheel against itself: $(cat out)"
+expect_fail 2 'unknown option "--bogus"' shardcc compare --bogus r1/a.o r2/a.o
+
 expect_fail 2 "expects two files" shardcc compare r1/a.o
 expect_fail 4 "cannot read" shardcc compare r1/a.o /nonexistent/b.o
 summary
