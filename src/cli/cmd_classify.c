@@ -34,7 +34,8 @@ static const char usage[] =
     "                cc/gcc/clang, else c++)\n"
     "NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS are folded in as the wrapper does, and\n"
     "SHARDCC_HOST_SEAT=torch (shardcc env's default) makes the c++ and cc seats run every\n"
-    "call but a torch extension's TU directly, as the host seats do.\n"
+    "call but a torch extension's TU directly, and SHARDCC_REPRODUCIBLE=1 adds nvcc's\n"
+    "objdir-as-tempdir option to the TUs the nvcc seat compiles, as the seats do.\n"
     "\n"
     "Exit status: 0 ok, 2 usage error (bad option, unreadable options file), 4 standard\n"
     "output could not be written.\n";
@@ -103,6 +104,16 @@ int cmd_classify(int argc, char **argv)
         cfg.prepend = getenv("NVCC_PREPEND_FLAGS");
         cfg.append = getenv("NVCC_APPEND_FLAGS");
     }
+    const char *repro = getenv("SHARDCC_REPRODUCIBLE");
+    if (repro && *repro && strcmp(repro, "1") != 0) {
+        report_error("shardcc classify",
+                     "SHARDCC_REPRODUCIBLE=\"%s\" is not 1 (shardcc env --reproducible sets it)",
+                     repro);
+        free(cfg.root);
+        free(cfg.cwd);
+        return EXIT_USAGE;
+    }
+    cfg.reproducible = seat == SEAT_NVCC && repro && *repro;
     const char *host = getenv("SHARDCC_HOST_SEAT");
     if (host && *host && strcmp(host, "all") != 0) {
         if (strcmp(host, "torch") != 0) {

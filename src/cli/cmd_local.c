@@ -23,7 +23,7 @@ static const char usage[] =
     "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR]\n"
     "                     [--min-hit-rate R] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
-    "                     [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
+    "                     [--reproducible] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
     "                     [--ccache PATH] [--cuda X.Y] -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline), then shards 1..N, each\n"
@@ -138,8 +138,9 @@ int cmd_local(int argc, char **argv)
     int baseline = 1;
     struct strvec pins = STRVEC_INIT, fwd = STRVEC_INIT;
     const char *pin;
-    static const char *const fwd_flags[] = {"--host-seat", "--no-host-seat", "--cuda-home-seat",
-                                            "--no-cuda-home-seat", "--relocatable"};
+    static const char *const fwd_flags[] = {"--host-seat",      "--no-host-seat",
+                                            "--cuda-home-seat", "--no-cuda-home-seat",
+                                            "--relocatable",    "--reproducible"};
     static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc", "--ccache",
                                              "--cuda"};
     struct jobenv_opts jo; /* for the cell's CUDA check, before the first build */

@@ -43,6 +43,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            (args_flag(a, "--cuda-home-seat") && (o->cuda_home_seat = 1)) ||
            (args_flag(a, "--no-cuda-home-seat") && (o->cuda_home_seat = -1)) ||
            (args_flag(a, "--relocatable") && (o->relocatable = 1)) ||
+           (args_flag(a, "--reproducible") && (o->reproducible = 1)) ||
            args_value(a, "--plan", &o->plan) || pin_arg(a, o);
 }
 
@@ -595,6 +596,10 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "CCACHE_BASEDIR", env->root);
     else
         json_array_append_new(env->unset, json_string("CCACHE_BASEDIR"));
+    if (o->reproducible)
+        add(v, "SHARDCC_REPRODUCIBLE", "1");
+    else
+        json_array_append_new(env->unset, json_string("SHARDCC_REPRODUCIBLE"));
     add(v, "CCACHE_NOHASHDIR", "1");
     add(v, "CCACHE_MAXSIZE", "0");
     add(v, "CCACHE_SLOPPINESS", "include_file_mtime,include_file_ctime,time_macros,locale");

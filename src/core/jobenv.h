@@ -20,6 +20,7 @@ struct jobenv_opts {
                            (--cuda-home-seat), -1 off (--no-cuda-home-seat), 0 where it is
                            safe (cuda_home_auto) */
     int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
+    int reproducible;   /* SHARDCC_REPRODUCIBLE=1: nvcc TU compiles with --objdir-as-tempdir */
     const char *plan;   /* a plan file (shardcc plan), or NULL */
     const char *cell;   /* the cell: picks its section of a plan per cell (NULL: default) */
     struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */

@@ -237,6 +237,12 @@ static int load_config(struct wrap *w)
     c->pins = pins && *pins ? pins : NULL;
     const char *j = getenv("SHARDCC_JOURNAL");
     w->journal = j && *j ? j : NULL;
+    const char *repro = getenv("SHARDCC_REPRODUCIBLE");
+    if (repro && *repro && strcmp(repro, "1") != 0)
+        return fail(w, EXIT_USAGE,
+                    "SHARDCC_REPRODUCIBLE=\"%s\" is not 1 (shardcc env --reproducible sets it)",
+                    repro);
+    c->reproducible = w->seat == SEAT_NVCC && repro && *repro;
     const char *host = getenv("SHARDCC_HOST_SEAT");
     if (w->seat != SEAT_NVCC && host && *host) {
         if (!strcmp(host, "torch"))

@@ -1,0 +1,84 @@
+# --reproducible (ISSUE 14, item 1, through nvcc's own --objdir-as-tempdir): a CMake project
+# (a shared library of three CUDA TUs, one with -lineinfo, and an executable linked to it)
+# built twice through the seats without sharding gives the same bytes twice, objects,
+# library and executable; 2 shards and the link job give those bytes again (compare
+# --exact). Without the option two such builds differ. Shards made with it and a link job
+# without it fail the hit-rate guard; a bad SHARDCC_REPRODUCIBLE is refused.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+mkdir -p proj/src
+cd proj
+cat >CMakeLists.txt <<'CM'
+cmake_minimum_required(VERSION 3.24)
+project(repro LANGUAGES CXX CUDA)
+set(CMAKE_CUDA_ARCHITECTURES 90)
+add_library(k SHARED src/a.cu src/b.cu src/c.cu)
+set_source_files_properties(src/c.cu PROPERTIES COMPILE_OPTIONS -lineinfo)
+add_executable(app src/main.cu)
+target_link_libraries(app k)
+CM
+for n in a b c; do
+    cat >src/$n.cu <<CU
+template <int N> __global__ void ${n}_k(float *x) { x[threadIdx.x] = x[threadIdx.x] * N + 1; }
+static __device__ float ${n}_scale = 2;
+__global__ void ${n}_s(float *x) { x[0] *= ${n}_scale; }
+void ${n}_launch(float *x) { ${n}_k<3><<<1, 32>>>(x); ${n}_s<<<1, 1>>>(x); }
+CU
+done
+printf 'void a_launch(float *);\nint main() { a_launch(nullptr); return 0; }\n' >src/main.cu
+BUILD='rm -rf build && cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null'
+products() { (cd "$1" && find . -name '*.o' | sort; echo ./libk.so; echo ./app); }
+
+# a plain build through the seats: the link phase with a fresh cache compiles everything
+plain() { # plain DEST [ENV OPTIONS...]
+    local dest=$1
+    shift
+    rm -rf "$T/cache-$dest"
+    (eval "$(shardcc env --root . --cache "$T/cache-$dest" --journal "$T/j-$dest.tsv" "$@")" && sh -c "$BUILD") ||
+        fail "plain build $dest through the seats failed"
+    rm -rf "$T/$dest" && cp -r build "$T/$dest"
+}
+exact_all() { # exact_all WHAT DIR_A DIR_B: every product the same bytes
+    local f n=0
+    for f in $(products "$2"); do
+        shardcc compare --exact "$2/$f" "$3/$f" >"$T/cmp.out" || fail "$1: $f: $(cat "$T/cmp.out")"
+        n=$((n + 1))
+    done
+    ok "$1: $n products the same byte for byte (objects, libk.so, app)"
+}
+
+plain r1 --reproducible
+plain r2 --reproducible
+expect_eq "the seats added --objdir-as-tempdir to every CUDA TU (the journal's argv records)" \
+    "$(awk -F'\t' '$1 == "SCA1" && $NF == "--objdir-as-tempdir"' "$T/j-r1.tsv" | wc -l)" "4"
+exact_all "--reproducible, two plain builds through the seats" "$T/r1" "$T/r2"
+
+plain n1
+plain n2
+rc=0
+shardcc compare --exact "$T/n1/CMakeFiles/k.dir/src/a.cu.o" "$T/n2/CMakeFiles/k.dir/src/a.cu.o" >/dev/null || rc=$?
+expect_eq "without it, two plain builds' objects differ byte for byte" "$rc" "1"
+shardcc compare "$T/n1/CMakeFiles/k.dir/src/a.cu.o" "$T/n2/CMakeFiles/k.dir/src/a.cu.o" >/dev/null ||
+    fail "without it, the objects differ beyond nvcc's temp names"
+ok "without it, they are the same only up to nvcc's temp names"
+
+rm -rf ../art && mkdir ../art
+for i in 1 2; do
+    shardcc shard --reproducible --shard $i/2 --cell repro --artifact ../art -- sh -c "$BUILD" \
+        >"$T/shard.log" 2>&1 || fail "shard $i/2: $(tail -5 "$T/shard.log")"
+done
+shardcc link --reproducible --artifacts ../art --expect-shards 2 -- sh -c "$BUILD" >"$T/link.log" 2>&1 ||
+    fail "link: $(tail -5 "$T/link.log")"
+grep -x "hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards" "$T/link.log" >/dev/null ||
+    fail "link: $(grep 'hit rate' "$T/link.log")"
+ok "shards and link with --reproducible: hit rate 100.0% (4/4 TUs)"
+exact_all "the link job against the plain build through the seats" build "$T/r1"
+
+rc=0
+shardcc link --artifacts ../art --expect-shards 2 -- sh -c "$BUILD" >"$T/link2.log" 2>&1 || rc=$?
+expect_eq "shards with --reproducible, a link job without: the hit-rate guard" "$rc" "3"
+
+eval "$(shardcc env --root . --reproducible)"
+SHARDCC_REPRODUCIBLE=yes expect_fail 2 'SHARDCC_REPRODUCIBLE="yes" is not 1' \
+    shardcc-nvcc -c src/a.cu -o "$T/x.o"
+summary
