@@ -290,13 +290,19 @@ static int get_pins(const struct ydoc *d, const struct ynode *n, struct package 
 
 /* Every key shardcc reads in a package file. */
 static const char *const package_keys[] = {
-    "name", "sharding", "sharding_platforms", "min_hit_rate", "host_seat", "plan",
-    "pin",  "axes",     "platforms",          "python",       "cuda",      "torch",
-    NULL};
+    "name", "sharding", "sharding_platforms", "min_hit_rate", "host_seat", "reproducible", "plan",
+    "pin",  "axes",     "platforms",          "python",       "cuda",      "torch",        NULL};
 /* shardcc's own words: a farm's key near one of them is a typo, not a key of the farm's.
  * Generic words (name, python, platforms, ...) are left out: a farm uses them too. */
-static const char *const distinctive_keys[] = {
-    "sharding", "sharding_platforms", "min_hit_rate", "host_seat", "axes", "pin", "shardcc", NULL};
+static const char *const distinctive_keys[] = {"sharding",
+                                               "sharding_platforms",
+                                               "min_hit_rate",
+                                               "host_seat",
+                                               "reproducible",
+                                               "axes",
+                                               "pin",
+                                               "shardcc",
+                                               NULL};
 
 /* The optimal string alignment distance (edits: insert, delete, substitute, swap two
  * neighbours), or max + 1 when it is more than max. */
@@ -473,9 +479,11 @@ int package_load(const char *path, const char *default_name, int strict, struct 
                         a->line);
     } else {
         static const char *const known_strict[] = {
-            "name",    "sharding", "sharding_platforms", "min_hit_rate", "host_seat", "plan",
-            "pin",     "axes",     "platforms",          "python",       "cuda",      "torch",
-            "shardcc", NULL};
+            "name",         "sharding",  "sharding_platforms",
+            "min_hit_rate", "host_seat", "reproducible",
+            "plan",         "pin",       "axes",
+            "platforms",    "python",    "cuda",
+            "torch",        "shardcc",   NULL};
         if ((rc = check_foreign_keys(d, root, strict ? known_strict : package_keys, "package",
                                      strict, err)))
             return rc;
@@ -509,6 +517,11 @@ int package_load(const char *path, const char *default_name, int strict, struct 
         if ((rc = yget_word(d, n, "host_seat", words, "true, false or torch", &p->host_seat, err)))
             return rc;
         p->host_seat--; /* -1 false, 0 torch, 1 true */
+    }
+    if ((n = pkg_get(root, own, "reproducible"))) {
+        static const char *const words[] = {"false", "true", NULL};
+        if ((rc = yget_word(d, n, "reproducible", words, "true or false", &p->reproducible, err)))
+            return rc;
     }
     if ((n = pkg_get(root, own, "plan")) &&
         (rc = hint_own(yget_string(d, n, "plan", &p->plan, err), own, err)))
@@ -689,6 +702,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
         json_object_set_new(s, "count", json_integer(n));
         json_object_set_new(s, "artifact", json_string(sb_str(&art)));
         json_object_set_new(s, "host_seat", host_seat_json(p->host_seat));
+        json_object_set_new(s, "reproducible", json_boolean(p->reproducible));
         json_object_set_new(s, "plan", str_or_null_json(p->plan));
         json_object_set_new(s, "pin", json_string(p->pin ? p->pin : ""));
         sbytes += entry_bytes(s);
@@ -707,6 +721,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
     }
     json_object_set_new(l, "min_hit_rate", json_real(p->min_hit_rate));
     json_object_set_new(l, "host_seat", host_seat_json(p->host_seat));
+    json_object_set_new(l, "reproducible", json_boolean(p->reproducible));
     json_object_set_new(l, "plan", str_or_null_json(p->plan));
     size_t lbytes = entry_bytes(l);
     if (sbytes + 1 > MATRIX_MAX_OUTPUT_BYTES) {
