@@ -170,6 +170,18 @@ int cmd_link(int argc, char **argv)
         return EXIT_GUARD;
     }
     free(mr.root);
+    /* --reproducible is in every TU's argv, so in every key */
+    if (mr.reproducible != o.reproducible) {
+        report_error(CMD,
+                     "%s: the link job would miss every TU; pass --reproducible to every job "
+                     "or to none",
+                     mr.reproducible ? "the shards ran with --reproducible and this link job "
+                                       "without it"
+                                     : "this link job runs with --reproducible and the shards "
+                                       "ran without it");
+        free(mr.plan);
+        return EXIT_GUARD;
+    }
     /* a plan given here must be the shards' (merge already made them agree) */
     if (o.plan && (!mr.plan || strcmp(mr.plan, env.plan_digest) != 0)) {
         report_error(CMD,

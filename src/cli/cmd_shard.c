@@ -110,8 +110,8 @@ static json_t *str_or_null(const char *s)
 }
 
 static char *build_manifest(const char *cell, int i, int n, const struct jobenv *env,
-                            int relocatable, const struct jrnl *j, const struct cache_entry *e,
-                            size_t ne, double wall)
+                            int relocatable, int reproducible, const struct jrnl *j,
+                            const struct cache_entry *e, size_t ne, double wall)
 {
     json_t *tus = json_array(), *others = json_array(), *entries = json_array();
     for (size_t k = 0; k < j->n; k++) {
@@ -159,6 +159,7 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
                   "wall_seconds", wall, "tus", tus, "others", others, "entries", entries);
     json_object_set_new(m, "package",
                         pkg && *pkg && cell_id_ok(pkg) ? json_string(pkg) : json_null());
+    json_object_set_new(m, "reproducible", json_boolean(reproducible));
     char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
     return s;
@@ -386,8 +387,8 @@ int cmd_shard(int argc, char **argv)
         report_warning(CMD, "shard %d/%d saw %zu TUs but owned none: an artifact with no entries",
                        o.shard, o.count, s.tu);
 
-    char *manifest =
-        build_manifest(cell, o.shard, o.count, &env, o.relocatable, &j, ents, nents, wall);
+    char *manifest = build_manifest(cell, o.shard, o.count, &env, o.relocatable, o.reproducible, &j,
+                                    ents, nents, wall);
     rc = artifact_write(sb_str(&apath), manifest, env.cache, ents, nents, &err);
     free(manifest);
     if (rc) {

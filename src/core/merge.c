@@ -21,6 +21,7 @@ struct art {
     json_t *m;
     const char *cell, *fp, *tool;
     const char *root; /* NULL: made with --relocatable */
+    int reproducible; /* made with --reproducible (absent in older manifests: no) */
     json_t *plan;
     int shard, count;
 };
@@ -81,6 +82,7 @@ static int load_manifest(const char *cmd, struct art *a)
     a->plan = json_object_get(a->m, "plan");
     json_t *root = json_object_get(a->m, "root");
     a->root = json_string_value(root);
+    a->reproducible = json_is_true(json_object_get(a->m, "reproducible"));
     json_t *s = json_object_get(a->m, "shard"), *c = json_object_get(a->m, "count");
     if (!json_is_integer(fmt) || json_integer_value(fmt) != ARTIFACT_FORMAT) {
         report_error(cmd, "%s: manifest format %s is not %d (made by another shardcc?)", a->path,
@@ -267,6 +269,11 @@ static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n
         } else if (!same_plan(a->plan, ref->plan)) {
             report_error(o->cmd, "%s: made with another plan than the others", a->path);
             bad = 1;
+        } else if (a->reproducible != ref->reproducible) {
+            report_error(o->cmd, "%s: made %s --reproducible, the others %s it", a->path,
+                         a->reproducible ? "with" : "without",
+                         ref->reproducible ? "with" : "without");
+            bad = 1;
         } else if (!same_root(a->root, ref->root)) {
             report_error(o->cmd, "%s: made at %s%s%s, the others at %s%s%s", a->path,
                          a->root ? "\"" : "", a->root ? a->root : "any root (--relocatable)",
@@ -443,6 +450,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         snprintf(res->cell, sizeof res->cell, "%s", ref->cell);
         snprintf(res->fingerprint, sizeof res->fingerprint, "%s", ref->fp);
         res->root = ref->root ? xstrdup(ref->root) : NULL;
+        res->reproducible = ref->reproducible;
         res->plan = json_is_string(ref->plan) ? xstrdup(json_string_value(ref->plan)) : NULL;
     }
     res->present = (int)n;

@@ -21,8 +21,9 @@ struct merge_result {
     int count, present;
     char cell[256];
     char fingerprint[128];
-    char *root; /* the shards' root, NULL for --relocatable shards; free() it */
-    char *plan; /* the shards' plan digest, NULL for none; free() it */
+    char *root;       /* the shards' root, NULL for --relocatable shards; free() it */
+    char *plan;       /* the shards' plan digest, NULL for none; free() it */
+    int reproducible; /* the shards ran with --reproducible */
     size_t added, same, kept, differing;
     size_t pinned_copies; /* results of pinned TUs that differ between shards (kept: shard 1's) */
 };

@@ -2,8 +2,9 @@
 # (a shared library of three CUDA TUs, one with -lineinfo, and an executable linked to it)
 # built twice through the seats without sharding gives the same bytes twice, objects,
 # library and executable; 2 shards and the link job give those bytes again (compare
-# --exact). Without the option two such builds differ. Shards made with it and a link job
-# without it fail the hit-rate guard; a bad SHARDCC_REPRODUCIBLE is refused.
+# --exact). Without the option two such builds differ. A link job without it over shards
+# made with it, and a merge of shards made with and without it, are refused (exit 3); a bad
+# SHARDCC_REPRODUCIBLE is refused (exit 2).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 mkdir -p proj/src
@@ -74,9 +75,13 @@ grep -x "hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards" "$T/link.log" >/dev/nul
 ok "shards and link with --reproducible: hit rate 100.0% (4/4 TUs)"
 exact_all "the link job against the plain build through the seats" build "$T/r1"
 
-rc=0
-shardcc link --artifacts ../art --expect-shards 2 -- sh -c "$BUILD" >"$T/link2.log" 2>&1 || rc=$?
-expect_eq "shards with --reproducible, a link job without: the hit-rate guard" "$rc" "3"
+expect_fail 3 "the shards ran with --reproducible and this link job without it: the link job would miss every TU" \
+    shardcc link --artifacts ../art --expect-shards 2 -- sh -c "$BUILD"
+mkdir -p ../art-plain
+shardcc shard --shard 2/2 --cell repro --artifact ../art-plain -- sh -c "$BUILD" >"$T/shard.log" 2>&1 ||
+    fail "shard 2/2 without --reproducible: $(tail -5 "$T/shard.log")"
+expect_fail 3 "shard-repro-2-of-2.tar.zst: made without --reproducible, the others with it" \
+    shardcc merge --cache "$T/mixed" ../art/shard-repro-1-of-2.tar.zst ../art-plain/shard-repro-2-of-2.tar.zst
 
 eval "$(shardcc env --root . --reproducible)"
 SHARDCC_REPRODUCIBLE=yes expect_fail 2 'SHARDCC_REPRODUCIBLE="yes" is not 1' \
