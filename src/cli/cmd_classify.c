@@ -104,27 +104,13 @@ int cmd_classify(int argc, char **argv)
         cfg.prepend = getenv("NVCC_PREPEND_FLAGS");
         cfg.append = getenv("NVCC_APPEND_FLAGS");
     }
-    const char *repro = getenv("SHARDCC_REPRODUCIBLE");
-    if (repro && *repro && strcmp(repro, "1") != 0) {
-        report_error("shardcc classify",
-                     "SHARDCC_REPRODUCIBLE=\"%s\" is not 1 (shardcc env --reproducible sets it)",
-                     repro);
+    struct strbuf why = STRBUF_INIT;
+    if (seat_modes(seat, getenv("SHARDCC_HOST_SEAT"), getenv("SHARDCC_REPRODUCIBLE"), &cfg, &why)) {
+        report_error("shardcc classify", "%s", sb_str(&why));
+        sb_release(&why);
         free(cfg.root);
         free(cfg.cwd);
         return EXIT_USAGE;
-    }
-    cfg.reproducible = seat == SEAT_NVCC && repro && *repro;
-    const char *host = getenv("SHARDCC_HOST_SEAT");
-    if (host && *host && strcmp(host, "all") != 0) {
-        if (strcmp(host, "torch") != 0) {
-            report_error("shardcc classify",
-                         "SHARDCC_HOST_SEAT=\"%s\" is not one of torch, all (shardcc env sets it)",
-                         host);
-            free(cfg.root);
-            free(cfg.cwd);
-            return EXIT_USAGE;
-        }
-        cfg.torch_only = 1;
     }
 
     struct call call;

@@ -237,21 +237,9 @@ static int load_config(struct wrap *w)
     c->pins = pins && *pins ? pins : NULL;
     const char *j = getenv("SHARDCC_JOURNAL");
     w->journal = j && *j ? j : NULL;
-    const char *repro = getenv("SHARDCC_REPRODUCIBLE");
-    if (repro && *repro && strcmp(repro, "1") != 0)
-        return fail(w, EXIT_USAGE,
-                    "SHARDCC_REPRODUCIBLE=\"%s\" is not 1 (shardcc env --reproducible sets it)",
-                    repro);
-    c->reproducible = w->seat == SEAT_NVCC && repro && *repro;
-    const char *host = getenv("SHARDCC_HOST_SEAT");
-    if (w->seat != SEAT_NVCC && host && *host) {
-        if (!strcmp(host, "torch"))
-            c->torch_only = 1;
-        else if (strcmp(host, "all") != 0)
-            return fail(w, EXIT_USAGE,
-                        "SHARDCC_HOST_SEAT=\"%s\" is not one of torch, all (shardcc env sets it)",
-                        host);
-    }
+    struct strbuf why = STRBUF_INIT; /* the seat exits soon: never released */
+    if (seat_modes(w->seat, getenv("SHARDCC_HOST_SEAT"), getenv("SHARDCC_REPRODUCIBLE"), c, &why))
+        return fail(w, EXIT_USAGE, "%s", sb_str(&why));
     return EXIT_OK;
 }
 

@@ -3,6 +3,7 @@
  * the file system. */
 #include "seat.h"
 #include "path.h"
+#include "strbuf.h"
 
 #include <string.h>
 
@@ -27,6 +28,27 @@ const char *seat_name(enum seat s)
 const struct opt_table *seat_table(enum seat s)
 {
     return s == SEAT_NVCC ? &nvcc_options : &gcc_options;
+}
+
+int seat_modes(enum seat s, const char *host_seat, const char *reproducible, struct wrap_config *c,
+               struct strbuf *err)
+{
+    if (reproducible && *reproducible && strcmp(reproducible, "1") != 0) {
+        sb_addf(err, "SHARDCC_REPRODUCIBLE=\"%s\" is not 1 (shardcc env --reproducible sets it)",
+                reproducible);
+        return EXIT_USAGE;
+    }
+    c->reproducible = s == SEAT_NVCC && reproducible && *reproducible;
+    c->torch_only = 0;
+    if (s != SEAT_NVCC && host_seat && *host_seat) {
+        if (strcmp(host_seat, "torch") != 0 && strcmp(host_seat, "all") != 0) {
+            sb_addf(err, "SHARDCC_HOST_SEAT=\"%s\" is not one of torch, all (shardcc env sets it)",
+                    host_seat);
+            return EXIT_USAGE;
+        }
+        c->torch_only = !strcmp(host_seat, "torch");
+    }
+    return EXIT_OK;
 }
 
 const char *phase_name(enum phase p)

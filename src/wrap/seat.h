@@ -6,6 +6,7 @@
 
 #include "exit_status.h"
 #include "options.h"
+#include "strbuf.h"
 
 /* SEAT_LD: the linker names (ldseat.h); it takes no part in classification. */
 enum seat { SEAT_NVCC, SEAT_CXX, SEAT_CC, SEAT_LD };
@@ -31,6 +32,13 @@ struct wrap_config {
 };
 
 const char *seat_name(enum seat s);
+/* The modes shardcc env hands the seats, from the values of SHARDCC_HOST_SEAT and
+ * SHARDCC_REPRODUCIBLE (NULL or empty: unset), into c: torch_only for a host seat
+ * ("torch"; "all" shards every host TU), reproducible for the nvcc seat ("1"). A value
+ * other than those is EXIT_USAGE with the reason appended to err; SHARDCC_HOST_SEAT is
+ * read by the host seats only. The seats and shardcc classify both read them here. */
+int seat_modes(enum seat s, const char *host_seat, const char *reproducible, struct wrap_config *c,
+               struct strbuf *err);
 /* The seat a compiler's name suggests (shardcc classify): nvcc, a C compiler (cc, gcc,
  * clang, *-gcc, *-cc) or else C++. */
 enum seat seat_of_compiler(const char *compiler);
