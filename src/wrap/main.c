@@ -370,6 +370,22 @@ static void cover_ccbin(const struct call *call)
     sb_release(&real);
 }
 
+/* compiler_check=string:<fingerprint> digests the toolkit's files, not the path nvcc is
+ * started by; nvcc derives its include paths from that path, and -lineinfo and -g objects
+ * (and __FILE__ in the toolkit's headers) hold them. So the nvcc seat adds the real nvcc's
+ * path, as spelled, to the string: two spellings of one toolkit get different keys, never
+ * each other's objects. */
+static void key_nvcc_spelling(const struct wrap *w)
+{
+    const char *check = getenv("CCACHE_COMPILERCHECK");
+    if (w->seat != SEAT_NVCC || !check || strncmp(check, "string:", 7) != 0)
+        return;
+    struct strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "%s nvcc=%s", check, w->real);
+    setenv("CCACHE_COMPILERCHECK", sb_str(&sb), 1);
+    sb_release(&sb);
+}
+
 /* Runs the call through ccache. With a journal, ccache logs this call to a log of its own
  * (a file in memory where there is one, else a file in TMPDIR) so that the journal can
  * record the outcome and the result key. */
@@ -385,8 +401,10 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     int rc = check_tool(w, "SHARDCC_CCACHE", sb_str(&ccache));
     if (rc)
         return rc;
-    if (w->seat == SEAT_NVCC)
+    if (w->seat == SEAT_NVCC) {
         cover_ccbin(call);
+        key_nvcc_spelling(w);
+    }
     int ccache_flags = CHILD_CCACHE | (w->seat == SEAT_NVCC ? CHILD_DROP_NVCC_FLAGS : 0);
     struct strvec v = STRVEC_INIT;
     sv_push(&v, sb_str(&ccache));
@@ -436,6 +454,7 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
         tmp = "/tmp";
     sb_addf(&depout, "%s/shardcc-devcode-%ld.d", tmp, plat_pid());
     sv_push(&dep_args, w->real);
+    key_nvcc_spelling(w);
     devcode_args(&w->cfg, &call->argv, &key_args, &dep_args, sb_str(&depout));
     int flags = CHILD_DROP_NVCC_FLAGS;
     int st = run_child(w, w->real, sv_argv(&dep_args), flags, NULL, NULL);

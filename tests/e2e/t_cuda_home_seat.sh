@@ -95,11 +95,17 @@ expect_eq "CUDACXX is the nvcc seat" "$(inshard printenv CUDACXX)" "$(cd "$SHARD
 expect_eq "the torch seat runs \$CUDA_HOME/bin/nvcc" "$(inshard printenv SHARDCC_REAL_NVCC_TORCH)" "$CUDA_HOME/bin/nvcc"
 expect_eq "the CUDACXX seat runs PATH's nvcc" "$(inshard printenv SHARDCC_REAL_NVCC)" "$T/pathbin/nvcc"
 inshard sh -c '"$PYTORCH_NVCC" "$@"' nvcc "${fl[@]}" -o torch-seat.o
-# a cache of its own: ccache's key does not hold the nvcc's spelling (compiler_check is the
-# fingerprint, the same for both), so this call would hit the torch seat's entry (the seats
-# run ccache in SHARDCC_CCACHE_DIR, whatever CCACHE_DIR a launcher of the build sets)
-inshard sh -c 'SHARDCC_CCACHE_DIR="$CCACHE_DIR-2" "$CUDACXX" "$@"' nvcc "${fl[@]}" -o cmake-seat.o
+# one cache for both: the fingerprint is the same for both spellings, and the nvcc seat adds
+# the real nvcc's path as spelled to ccache's key, so this call misses rather than getting
+# the torch seat's object (ISSUE 14: two spellings, different keys)
+inshard sh -c '"$CUDACXX" "$@"' nvcc "${fl[@]}" -o cmake-seat.o
 expect_eq "both compiles went through ccache" "$(journal_count .shardcc/journal.tsv tu cache 0)" "2"
+expect_eq "two spellings of one toolkit: two misses, two entries" \
+    "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $8 == "cache" {print $14}' .shardcc/journal.tsv | sort | uniq -c | awk '{print $1 " " $2}')" "2 miss"
+inshard sh -c '"$CUDACXX" "$@"' nvcc "${fl[@]}" -o cmake-seat2.o
+expect_eq "the same spelling again: a hit" \
+    "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $8 == "cache" {print $14}' .shardcc/journal.tsv | tail -1)" "hit"
+cmp -s cmake-seat.o cmake-seat2.o || fail "the hit is not the object it stored"
 shardcc compare torch-seat.o torch-plain.o >"$T/c.out" || fail "torch seat: $(cat "$T/c.out")"
 ok "torch seat: $(cat "$T/c.out")"
 shardcc compare cmake-seat.o cmake-plain.o >"$T/c.out" || fail "CUDACXX seat: $(cat "$T/c.out")"
