@@ -12,9 +12,9 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: shardcc env [--shard I/N] [--cell ID] [--root DIR] [--cache DIR]\n"
+    "usage: shardcc env [--shard I/N | --plain] [--cell ID] [--root DIR] [--cache DIR]\n"
     "                   [--journal FILE] [--format sh|json] [--[no-]host-seat]\n"
-    "                   [--[no-]cuda-home-seat] [--relocatable] [--reproducible] [--plan FILE]\n"
+    "                   [--[no-]cuda-home-seat] [--relocatable] [--[no-]reproducible] [--plan FILE]\n"
     "                   [--pin GLOB]... [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
     "                   [--ccache PATH] [--cuda X.Y]\n"
     "\n"
@@ -23,6 +23,10 @@ static const char usage[] =
     "link job, which caches every compile and stubs nothing.\n"
     "\n"
     "  --shard I/N      this job is shard I of N\n"
+    "  --plain          an unsharded build through the seats (SHARDCC_PHASE=plain): every\n"
+    "                   compile runs the real compiler directly, no cache, no stubs, with the\n"
+    "                   seats' changes to TU arguments (reproducible objects), journaled: the\n"
+    "                   baseline a link job's products equal byte for byte\n"
     "  --cell ID        the cell: with a plan per cell (see shardcc plan), the seats follow\n"
     "                   its section (default: the plan's default section)\n"
     "  --root DIR       the project root; TU keys are relative to it (default: .)\n"
@@ -57,12 +61,15 @@ static const char usage[] =
     "                   then hands the compiler relative paths, so debug info and __FILE__\n"
     "                   differ from an unsharded build's (default: off, CCACHE_BASEDIR unset,\n"
     "                   and every job must run at the same root)\n"
-    "  --reproducible   the nvcc seats add nvcc's objdir-as-tempdir option to TU compiles\n"
-    "                   (SHARDCC_REPRODUCIBLE=1): nvcc names their temporaries after the\n"
-    "                   object instead of tmpxft_<pid>_<counter>, so a TU compiled with the\n"
-    "                   same -o is the same bytes in every job and every run (compare them\n"
-    "                   byte for byte: shardcc compare with its exact option); give it to\n"
-    "                   every job, or the link job's keys match no shard's\n" CLI_HELP_TOOLS "\n"
+    "  --reproducible, --no-reproducible\n"
+    "                   whether the nvcc seats add nvcc's objdir-as-tempdir option to TU\n"
+    "                   compiles (SHARDCC_REPRODUCIBLE=1): nvcc names their temporaries after\n"
+    "                   the object instead of tmpxft_<pid>_<counter>, so a TU compiled with\n"
+    "                   the same -o is the same bytes in every job and every run (compare\n"
+    "                   them byte for byte: shardcc compare with its exact option). Default:\n"
+    "                   on where every nvcc the seats run lists the option in its help (CUDA\n"
+    "                   13 does); asked for with an nvcc that lacks it: exit 2. Give every\n"
+    "                   job the same, or the link job's keys match no shard's\n" CLI_HELP_TOOLS "\n"
     "Sets: SHARDCC_ROOT SHARDCC_PHASE SHARDCC_SHARD SHARDCC_REAL_NVCC SHARDCC_REAL_NVCC_TORCH\n"
     "SHARDCC_REAL_CXX SHARDCC_REAL_CC SHARDCC_CCACHE SHARDCC_JOURNAL PYTORCH_NVCC (the\n"
     "shardcc-nvcc-torch seat: it runs the nvcc torch would run, $CUDA_HOME/bin/nvcc)\n"
@@ -103,7 +110,8 @@ int cmd_env(int argc, char **argv)
             return EXIT_OK;
         }
         if (args_value(&a, "--shard", &shard) || args_value(&a, "--format", &format) ||
-            args_value(&a, "--cell", &o.cell) || jobenv_arg(&a, &o))
+            args_value(&a, "--cell", &o.cell) || (args_flag(&a, "--plain") && (o.plain = 1)) ||
+            jobenv_arg(&a, &o))
             continue;
         if (!a.error)
             args_unknown(&a);
@@ -112,6 +120,10 @@ int cmd_env(int argc, char **argv)
         return EXIT_USAGE;
     if (shard && parse_shard_spec(shard, &o.shard, &o.count) != 0) {
         report_error("shardcc env", "--shard \"%s\" is not I/N with 1 <= I <= N", shard);
+        return EXIT_USAGE;
+    }
+    if (shard && o.plain) {
+        report_error("shardcc env", "--plain and --shard: a plain build is not a shard; give one");
         return EXIT_USAGE;
     }
     if (strcmp(format, "sh") != 0 && strcmp(format, "json") != 0) {

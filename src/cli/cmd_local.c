@@ -3,6 +3,7 @@
  * per shard and the predicted CI makespan against the unsharded build. */
 #include "args.h"
 #include "cli.h"
+#include "compare.h"
 #include "job.h"
 #include "jobenv.h"
 #include "jrnl.h"
@@ -22,15 +23,17 @@
 static const char usage[] =
     "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR]\n"
     "                     [--min-hit-rate R] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
+    "                     [--compare PATH]...\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
-    "                     [--reproducible] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
+    "                     [--[no-]reproducible] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
     "                     [--ccache PATH] [--cuda X.Y] -- BUILD...\n"
     "\n"
-    "Runs the whole pipeline here: the unsharded BUILD (the baseline), then shards 1..N, each\n"
-    "after CMD cleaned the build tree (as in a fresh CI job), then the link job, and prints\n"
-    "a table per shard (TUs owned, compile seconds, wall seconds) and the predicted CI\n"
-    "makespan (slowest shard + link) against the unsharded build. Each build's output goes\n"
-    "to ROOT/.shardcc/local/logs/; artifacts to ROOT/.shardcc/local/artifacts/.\n"
+    "Runs the whole pipeline here: the unsharded BUILD (the baseline, a plain build through\n"
+    "the seats: shardcc env's plain phase), then shards 1..N, each after CMD cleaned the\n"
+    "build tree (as in a fresh CI job), then the link job, and prints a table per shard (TUs\n"
+    "owned, compile seconds, wall seconds) and the predicted CI makespan (slowest shard +\n"
+    "link) against the unsharded build. Each build's output goes to\n"
+    "ROOT/.shardcc/local/logs/; artifacts to ROOT/.shardcc/local/artifacts/.\n"
     "\n"
     "  -n N             the number of shards\n"
     "  --jobs J         build parallelism of one CI job (sets CMAKE_BUILD_PARALLEL_LEVEL,\n"
@@ -44,11 +47,18 @@ static const char usage[] =
     "                   predicted seconds per shard next to the measured ones\n"
     "  --pin GLOB       compile the TUs whose key matches GLOB in every shard (repeatable;\n"
     "                   see shardcc shard)\n"
-    "  --no-baseline    skip the unsharded build\n" CLI_HELP_SEATS CLI_HELP_TOOLS
+    "  --no-baseline    skip the unsharded build\n"
+    "  --compare PATH   a product of the build (a file or a directory, relative to the root;\n"
+    "                   repeatable): the baseline's copy is kept and the link job's must be\n"
+    "                   the same, byte for byte when the jobs are reproducible, else up to\n"
+    "                   nvcc's temp names (as shardcc compare); in a directory, every ELF\n"
+    "                   file, static library and zip (wheel) is compared, less CMake's own\n"
+    "                   probes (CMakeFiles/<version>/, CMakeFiles/CMakeScratch/); a\n"
+    "                   difference is exit 3\n" CLI_HELP_SEATS CLI_HELP_TOOLS
     "  (every job, shards and link, gets these as given)\n"
     "\n"
-    "Exit status: 0 ok, 1 a build failed, 2 usage, 3 a guard failed, 4 I/O: that of the first\n"
-    "step that failed.\n";
+    "Exit status: 0 ok, 1 a build failed, 2 usage, 3 a guard failed or a product differs,\n"
+    "4 I/O: that of the first step that failed.\n";
 
 static double now_s(void)
 {
@@ -130,17 +140,154 @@ static void plain_environment(void)
     }
 }
 
+/* A build product compare looks at: an ELF file, a static library, a zip (a wheel). */
+static int is_product(const char *path)
+{
+    struct strbuf head = STRBUF_INIT;
+    int e = plat_read_file_max(path, 1u << 30, &head); /* products are read whole anyway */
+    int yes = !e && head.len >= 4 &&
+              (!memcmp(head.buf, "\x7f" "ELF", 4) || !memcmp(head.buf, "PK\x03\x04", 4) ||
+               (head.len >= 8 && !memcmp(head.buf, "!<arch>\n", 8)));
+    sb_release(&head);
+    return yes;
+}
+
+/* CMake's probes (compiler identification, try_compile) run the compilers directly */
+static int cmake_probe_dir(const char *rel)
+{
+    const char *c = strstr(rel, "CMakeFiles/");
+    return c && (c[11] >= '0' && c[11] <= '9' ? 1 : !strncmp(c + 11, "CMakeScratch", 12));
+}
+
+struct tally {
+    size_t same;
+    int rc; /* the first failure's status */
+};
+
+/* Compares base/rel with cur/rel (a file, or every product under a directory). */
+static void compare_tree(const char *base, const char *cur, const char *rel, int exact,
+                         struct tally *t)
+{
+    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    sb_addf(&a, "%s/%s", base, rel);
+    sb_addf(&b, "%s/%s", cur, rel);
+    if (plat_is_dir(sb_str(&a))) {
+        struct strvec names = STRVEC_INIT;
+        plat_list_dir(sb_str(&a), &names);
+        for (size_t i = 0; i < names.n && !t->rc; i++) {
+            struct strbuf r = STRBUF_INIT;
+            sb_addf(&r, "%s/%s", rel, names.v[i]);
+            if (!cmake_probe_dir(sb_str(&r)))
+                compare_tree(base, cur, sb_str(&r), exact, t);
+            sb_release(&r);
+        }
+        sv_clear(&names);
+    } else if (is_product(sb_str(&a))) {
+        struct cmp_result r;
+        struct strbuf err = STRBUF_INIT;
+        if (compare_files(sb_str(&a), sb_str(&b), exact, &r, &err) != 0) {
+            report_error(CMD, "--compare: %s", sb_str(&err));
+            t->rc = EXIT_IO;
+        } else if (!r.same) {
+            report_error(CMD,
+                         "--compare: the link job's \"%s\" is not the unsharded build's%s: %s "
+                         "(the baseline's copy: %s)",
+                         rel, exact ? " byte for byte" : "", sb_str(&r.diff), sb_str(&a));
+            t->rc = EXIT_GUARD;
+        } else {
+            t->same++;
+        }
+        sb_release(&r.diff);
+        sb_release(&err);
+    }
+    sb_release(&a);
+    sb_release(&b);
+}
+
+/* Copies ROOT/rel to keep/rel (cp -a: a directory whole). */
+static int keep_copy(const char *root, const char *keep, const char *rel, const char *log)
+{
+    struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
+    sb_addf(&src, "%s/%s", root, rel);
+    sb_addf(&dst, "%s/%s", keep, rel);
+    char *dir = xstrdup(sb_str(&dst));
+    char *slash = strrchr(dir, '/');
+    *slash = '\0';
+    int e = plat_mkdir_p(dir);
+    free(dir);
+    int rc = EXIT_OK;
+    if (e) {
+        report_error(CMD, "cannot create a directory for \"%s\": %s", sb_str(&dst),
+                     plat_strerror(e));
+        rc = EXIT_IO;
+    } else {
+        char *argv[] = {"cp", "-a", (char *)sb_str(&src), (char *)sb_str(&dst), NULL};
+        if (plat_spawn_wait_log(argv, log) != 0) {
+            report_error(CMD,
+                         "--compare \"%s\": the unsharded build made no such file or "
+                         "directory, or it cannot be copied (log: %s)",
+                         rel, log);
+            rc = EXIT_IO;
+        }
+    }
+    sb_release(&src);
+    sb_release(&dst);
+    return rc;
+}
+
+/* The baseline: the build through the seats in the plain phase (its own cache-less
+ * environment, journal in WORK/baseline.tsv), the caller's environment restored after. */
+static int run_baseline(const char *root, const char *work, const struct strvec *fwd,
+                        char **build, const char *log, int *reproducible)
+{
+    struct jobenv_opts o;
+    memset(&o, 0, sizeof o);
+    struct args b = {(int)fwd->n, fwd->v, 0, CMD, 0};
+    while (b.i < b.argc && !b.error)
+        if (!jobenv_arg(&b, &o))
+            args_unknown(&b); /* cannot happen: fwd holds job options only */
+    if (b.error)
+        return EXIT_USAGE;
+    struct strbuf cache = STRBUF_INIT, journal = STRBUF_INIT;
+    sb_addf(&cache, "%s/baseline-cache", work);
+    sb_addf(&journal, "%s/baseline.tsv", work);
+    o.root = root;
+    o.cache = sb_str(&cache);
+    o.journal = sb_str(&journal);
+    o.plain = 1;
+    struct jobenv env;
+    int rc = jobenv_build(&o, &env, CMD);
+    if (!rc) {
+        *reproducible = env.reproducible;
+        struct strvec saved = STRVEC_INIT;
+        plat_env_save(&saved);
+        jobenv_apply(&env);
+        rc = run_logged(build, log);
+        plat_env_restore(&saved);
+        sv_clear(&saved);
+        if (rc) {
+            report_error(CMD, "the unsharded build failed (exit status %d); log: %s", rc, log);
+            rc = rc == EXIT_IO ? EXIT_IO : EXIT_BUILD;
+        }
+    }
+    jobenv_release(&env);
+    sb_release(&cache);
+    sb_release(&journal);
+    return rc;
+}
+
 int cmd_local(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, CMD, 0};
     const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".", *plan = NULL;
     const char *rate = NULL, *val;
-    int baseline = 1;
-    struct strvec pins = STRVEC_INIT, fwd = STRVEC_INIT;
+    int baseline = 1, reproducible = 0;
+    struct strvec pins = STRVEC_INIT, fwd = STRVEC_INIT, compare = STRVEC_INIT;
     const char *pin;
     static const char *const fwd_flags[] = {"--host-seat",      "--no-host-seat",
                                             "--cuda-home-seat", "--no-cuda-home-seat",
-                                            "--relocatable",    "--reproducible"};
+                                            "--relocatable",    "--reproducible",
+                                            "--no-reproducible"};
     static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc", "--ccache",
                                              "--cuda"};
     struct jobenv_opts jo; /* for the cell's CUDA check, before the first build */
@@ -180,6 +327,14 @@ int cmd_local(int argc, char **argv)
             sv_push(&pins, pin);
             continue;
         }
+        if (args_value(&a, "--compare", &val)) {
+            if (!*val || val[0] == '/' || strstr(val, "..")) {
+                report_error(CMD, "--compare \"%s\": a path relative to the root, inside it", val);
+                return EXIT_USAGE;
+            }
+            sv_push(&compare, val);
+            continue;
+        }
         if (!a.error)
             args_unknown(&a);
     }
@@ -203,13 +358,18 @@ int cmd_local(int argc, char **argv)
         report_error(CMD, "no build command after -- (see --help)");
         return EXIT_USAGE;
     }
+    if (compare.n && !baseline) {
+        report_error(CMD, "--compare and --no-baseline: there is no unsharded build to compare "
+                          "the link job's products with");
+        return EXIT_USAGE;
+    }
     char **build = argv + a.i;
     int nbuild = argc - a.i;
     int crc = jobenv_check_cuda(&jo, CMD);
     if (crc)
         return crc;
     struct strbuf rroot = STRBUF_INIT, self = STRBUF_INIT, work = STRBUF_INIT, arts = STRBUF_INIT,
-                  logs = STRBUF_INIT, log = STRBUF_INIT;
+                  logs = STRBUF_INIT, log = STRBUF_INIT, keep = STRBUF_INIT;
     if (jobenv_root(root, &rroot, CMD) != EXIT_OK)
         return EXIT_USAGE;
     /* the plan: absolute (the jobs run with another --root resolution), and its predictions */
@@ -268,12 +428,14 @@ int cmd_local(int argc, char **argv)
         sb_addf(&log, "%s/baseline.log", sb_str(&logs));
         rc = run_clean(clean, sb_str(&log));
         double t0 = now_s();
-        if (!rc && (rc = run_logged(build, sb_str(&log))) != 0) {
-            report_error(CMD, "the unsharded build failed (exit status %d); log: %s", rc,
-                         sb_str(&log));
-            rc = EXIT_BUILD;
-        }
+        if (!rc)
+            rc = run_baseline(sb_str(&rroot), sb_str(&work), &fwd, build, sb_str(&log),
+                              &reproducible);
         base_wall = now_s() - t0;
+        sb_reset(&keep);
+        sb_addf(&keep, "%s/baseline", sb_str(&work));
+        for (size_t k = 0; k < compare.n && !rc; k++)
+            rc = keep_copy(sb_str(&rroot), sb_str(&keep), compare.v[k], sb_str(&log));
     }
     for (int i = 1; i <= n && !rc; i++) {
         fprintf(stderr, CMD ": [%d/%d] shard %d/%d ... %.0f s elapsed\n", ++step, steps, i, n,
@@ -385,6 +547,17 @@ int cmd_local(int argc, char **argv)
                "-", plan_doc ? "            -" : "", link_wall,
                ls.tu ? 100.0 * (double)ls.hits / (double)ls.tu : 0.0, ls.hits, ls.tu, dev,
                ls.stubbed);
+    struct tally cmp = {0, 0};
+    if (!rc && baseline && compare.n) {
+        for (size_t k = 0; k < compare.n && !cmp.rc; k++)
+            compare_tree(sb_str(&keep), sb_str(&rroot), compare.v[k], reproducible, &cmp);
+        if (!cmp.rc && cmp.same == 0) {
+            report_error(CMD, "--compare: no product (ELF file, static library, zip) under %s",
+                         compare.v[0]);
+            cmp.rc = EXIT_USAGE;
+        }
+        rc = cmp.rc;
+    }
     if (!rc) {
         printf("\npredicted CI makespan: %.1f s (slowest shard %.1f s + link %.1f s)",
                slowest + link_wall, slowest, link_wall);
@@ -395,6 +568,11 @@ int cmd_local(int argc, char **argv)
         else
             printf("\n");
         printf("total compile time over the shards: %.1f s\n", total_comp);
+        if (cmp.same)
+            printf("the same as the unsharded build (through the seats): %zu products, %s\n",
+                   cmp.same,
+                   reproducible ? "byte for byte"
+                                : "up to nvcc's temp names (the jobs are not reproducible)");
         struct strbuf sp = STRBUF_INIT;
         sb_addf(&sp, "%s/.shardcc/link/summary.json", sb_str(&rroot));
         json_error_t sje;
@@ -420,5 +598,7 @@ int cmd_local(int argc, char **argv)
     sb_release(&arts);
     sb_release(&logs);
     sb_release(&log);
+    sb_release(&keep);
+    sv_clear(&compare);
     return rc;
 }

@@ -33,6 +33,10 @@ int plat_spawn_wait(const char *path, char *const argv[], char *const envp[]);
 /* Replaces the process; returns only on failure (errno set). */
 int plat_exec(const char *path, char *const argv[], char *const envp[]);
 char **plat_environ(void);
+/* A copy of this process's environment into out, and back: plat_env_restore replaces the
+ * environment with the saved one (what was set since is gone). */
+void plat_env_save(struct strvec *out);
+void plat_env_restore(const struct strvec *saved);
 
 /* Writes data to path through a temporary file in the same directory and a rename,
  * so readers see either the old file or the whole new one. 0 or an errno. */

@@ -29,6 +29,25 @@ char **plat_environ(void)
     return environ;
 }
 
+void plat_env_save(struct strvec *out)
+{
+    for (char **e = environ; *e; e++)
+        sv_push(out, *e);
+}
+
+void plat_env_restore(const struct strvec *saved)
+{
+    clearenv();
+    for (size_t i = 0; i < saved->n; i++) {
+        const char *eq = strchr(saved->v[i], '=');
+        if (!eq)
+            continue;
+        char *name = xstrndup(saved->v[i], (size_t)(eq - saved->v[i]));
+        setenv(name, eq + 1, 1);
+        free(name);
+    }
+}
+
 int plat_realpath(const char *path, struct strbuf *out)
 {
     char *r = realpath(path, NULL);

@@ -44,6 +44,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            (args_flag(a, "--no-cuda-home-seat") && (o->cuda_home_seat = -1)) ||
            (args_flag(a, "--relocatable") && (o->relocatable = 1)) ||
            (args_flag(a, "--reproducible") && (o->reproducible = 1)) ||
+           (args_flag(a, "--no-reproducible") && (o->reproducible = -1)) ||
            args_value(a, "--plan", &o->plan) || pin_arg(a, o);
 }
 
@@ -372,6 +373,28 @@ int jobenv_check_cuda(struct jobenv_opts *o, const char *cmd)
     return rc;
 }
 
+/* --reproducible needs nvcc's --objdir-as-tempdir in every nvcc the seats run (the
+ * CUDACXX seat's and the torch seat's): on by default where they all list it in --help,
+ * refused when asked for and one does not. */
+static int resolve_reproducible(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
+{
+    const char *nv[] = {env->tc.nvcc, env->tc.torch_nvcc};
+    const char *lacking = NULL;
+    for (size_t i = 0; i < 2 && !lacking && o->reproducible >= 0; i++)
+        if (nv[i] && (i == 0 || strcmp(nv[0], nv[1]) != 0) &&
+            !nvcc_has_option(nv[i], "--objdir-as-tempdir"))
+            lacking = nv[i];
+    if (lacking && o->reproducible > 0) {
+        report_error(cmd,
+                     "--reproducible: \"%s\" has no --objdir-as-tempdir option (its --help "
+                     "does not list it; an older CUDA): drop --reproducible",
+                     lacking);
+        return EXIT_USAGE;
+    }
+    env->reproducible = o->reproducible > 0 || (o->reproducible == 0 && !lacking);
+    return EXIT_OK;
+}
+
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
 {
     memset(env, 0, sizeof *env);
@@ -405,6 +428,9 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     }
     if (rc)
         return rc;
+    rc = resolve_reproducible(o, env, cmd);
+    if (rc)
+        return rc;
     rc = toolchain_fingerprint(&env->tc, &sb);
     if (rc)
         return rc;
@@ -430,7 +456,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     json_t *v = env->set = json_object();
     env->unset = json_array();
     add(v, "SHARDCC_ROOT", env->root);
-    add(v, "SHARDCC_PHASE", o->count ? "shard" : "link");
+    add(v, "SHARDCC_PHASE", o->count ? "shard" : o->plain ? "plain" : "link");
     if (o->count) {
         sb_addf(&sb, "%d/%d", o->shard, o->count);
         add(v, "SHARDCC_SHARD", sb_str(&sb));
@@ -596,7 +622,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "CCACHE_BASEDIR", env->root);
     else
         json_array_append_new(env->unset, json_string("CCACHE_BASEDIR"));
-    if (o->reproducible)
+    if (env->reproducible)
         add(v, "SHARDCC_REPRODUCIBLE", "1");
     else
         json_array_append_new(env->unset, json_string("SHARDCC_REPRODUCIBLE"));

@@ -20,12 +20,15 @@ struct jobenv_opts {
                            (--cuda-home-seat), -1 off (--no-cuda-home-seat), 0 where it is
                            safe (cuda_home_auto) */
     int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
-    int reproducible;   /* SHARDCC_REPRODUCIBLE=1: nvcc TU compiles with --objdir-as-tempdir */
+    int reproducible;   /* SHARDCC_REPRODUCIBLE=1: nvcc TU compiles with --objdir-as-tempdir:
+                           1 on (--reproducible), -1 off (--no-reproducible), 0 where every
+                           nvcc of the job has the option (the default) */
     const char *plan;   /* a plan file (shardcc plan), or NULL */
     const char *cell;   /* the cell: picks its section of a plan per cell (NULL: default) */
     struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
     const char *cuda; /* the cell's CUDA release (--cuda, else SHARDCC_CELL_CUDA), or NULL */
+    int plain;        /* shardcc env --plain: SHARDCC_PHASE=plain (count must be 0) */
     int print_only;   /* shardcc env: create no cache or journal directory (ccache and the
                          seat make them when the build runs) */
     int cuda_checked; /* jobenv_check_cuda has passed: jobenv_build need not run nvcc again */
@@ -40,6 +43,8 @@ struct jobenv {
     char *plan_digest;    /* "plan1-..." when a plan was given, else NULL */
     char *ccache_version; /* "4.7.5" (checked against SHARDCC_CCACHE_MIN) */
     char *ld_seat;        /* the directory of the linker seat's names (ld, ld.gold, ...) */
+    int reproducible;     /* the seats add --objdir-as-tempdir (jobenv_opts.reproducible
+                             resolved) */
     struct toolchain tc;
 };
 

@@ -337,6 +337,21 @@ char *ccache_version(const char *ccache)
     return v ? v : xstrdup("unknown");
 }
 
+int nvcc_has_option(const char *nvcc, const char *name)
+{
+    struct strbuf out = STRBUF_INIT;
+    char *argv[] = {(char *)nvcc, "--help", NULL};
+    int has = 0;
+    if (plat_run_capture(argv, &out) == 0) {
+        size_t n = strlen(name);
+        for (const char *l = sb_str(&out); l && *l && !has; l = strchr(l, '\n'), l = l ? l + 1 : l)
+            has = strncmp(l, name, n) == 0 && (l[n] == ' ' || l[n] == '\t' || l[n] == '\n' ||
+                                                 l[n] == '\0');
+    }
+    sb_release(&out);
+    return has;
+}
+
 char *nvcc_release(const char *nvcc)
 {
     struct strbuf out = STRBUF_INIT;

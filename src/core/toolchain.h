@@ -46,6 +46,10 @@ char *nvcc_release(const char *nvcc);
  * matches any X.Y.*; X.Y.Z matches only X.Y.Z. 1, 0, or -1 when want is not such a version. */
 int cuda_version_matches(const char *want, const char *release);
 
+/* Whether `nvcc --help` lists the option name ("--objdir-as-tempdir") at the start of a
+ * line: 1, or 0 (also when nvcc cannot be run). */
+int nvcc_has_option(const char *nvcc, const char *name);
+
 /* "4.7.5" from `ccache --version` (allocated; "unknown" when it cannot be read). */
 char *ccache_version(const char *ccache);
 

@@ -45,6 +45,12 @@ struct wrap {
 static int fail(const struct wrap *w, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* "link job" or "plain build": the job a refused link belongs to */
+static const char *job_name(const struct wrap *w)
+{
+    return w->cfg.phase == PHASE_PLAIN ? "plain build" : "link job";
+}
+
 static int fail(const struct wrap *w, int code, const char *fmt, ...)
 {
     struct strbuf m = STRBUF_INIT;
@@ -190,10 +196,13 @@ static int load_config(struct wrap *w)
                         shard ? shard : "");
     } else if (strcmp(phase, "link") == 0) {
         c->phase = PHASE_LINK;
+    } else if (strcmp(phase, "plain") == 0) {
+        c->phase = PHASE_PLAIN;
     } else if (strcmp(phase, "off") == 0) {
         c->phase = PHASE_OFF;
     } else {
-        return fail(w, EXIT_USAGE, "SHARDCC_PHASE=\"%s\" is not one of shard, link, off", phase);
+        return fail(w, EXIT_USAGE, "SHARDCC_PHASE=\"%s\" is not one of shard, link, plain, off",
+                    phase);
     }
     const char *plan = getenv("SHARDCC_PLAN");
     if (c->phase == PHASE_SHARD && plan && *plan) {
@@ -264,6 +273,20 @@ static int run_direct(const struct wrap *w, int argc, char **argv)
             sv_push(&v, argv[i]);
     }
     return run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
+}
+
+/* A plain build through the seats (PHASE_PLAIN): a TU runs the real compiler with the
+ * arguments the seat would give ccache (reproducible objects included); any other call
+ * (a link, a preprocessor run) as the build gave it. */
+static int run_plain(const struct wrap *w, const struct call *call, int argc, char **argv)
+{
+    if (call->kind != KIND_TU)
+        return run_direct(w, argc, argv);
+    struct strvec v = STRVEC_INIT;
+    sv_push(&v, w->real);
+    sv_pushv(&v, call->argv.v, call->argv.n);
+    return run_child(w, w->real, sv_argv(&v), w->seat == SEAT_NVCC ? CHILD_DROP_NVCC_FLAGS : 0,
+                     NULL, NULL);
 }
 
 /* Reads what ccache logged for this call into out (from the in-memory file mfd, or else
@@ -663,12 +686,12 @@ static int nvcc_hollow_link(const struct wrap *w, const struct call *call, int j
     const char *hollow = ldseat_first_hollow(w->cfg.cwd, &call->inputs, &is_stub);
     if (!hollow)
         return 0;
-    if (w->cfg.phase == PHASE_LINK) {
+    if (w->cfg.phase == PHASE_LINK || w->cfg.phase == PHASE_PLAIN) {
         fail(w, EXIT_GUARD,
-             "the link job's link of \"%s\" reads \"%s\", %s: an output of a shard reached "
-             "the link job (a shard's build tree, or SHARDCC_SHARD, leaked into it)",
-             call->output, hollow,
-             is_stub ? "a stub object" : "linked in a shard from stub objects");
+             "the %s's link of \"%s\" reads \"%s\", %s: an output of a shard reached "
+             "the %s (a shard's build tree, or SHARDCC_SHARD, leaked into it)",
+             job_name(w), call->output, hollow,
+             is_stub ? "a stub object" : "linked in a shard from stub objects", job_name(w));
         *status = journal_link(w, journal_fd, hollow, call->output, ACTION_REFUSED, EXIT_GUARD, t0);
         return 1;
     }
@@ -700,6 +723,8 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
         w->cfg.phase = PHASE_SHARD;
     } else if (phase && !strcmp(phase, "link")) {
         w->cfg.phase = PHASE_LINK;
+    } else if (phase && !strcmp(phase, "plain")) {
+        w->cfg.phase = PHASE_PLAIN; /* refuses stub inputs as the link job does */
     } else {
         struct strvec v = STRVEC_INIT;
         sv_push(&v, w->real);
@@ -728,12 +753,13 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
     if (!lc.hollow)
         return journal_link(w, -1, lc.hollow, lc.output, ACTION_LINK,
                             run_child(w, w->real, sv_argv(&v), 0, NULL, NULL), t0);
-    if (w->cfg.phase == PHASE_LINK) {
+    if (w->cfg.phase != PHASE_SHARD) {
         fail(w, EXIT_GUARD,
-             "%s: the link job's link of \"%s\" reads \"%s\", %s: an output of a shard "
-             "reached the link job (a shard's build tree, or SHARDCC_SHARD, leaked into it)",
-             name, lc.output, lc.hollow,
-             lc.hollow_is_stub ? "a stub object" : "linked in a shard from stub objects");
+             "%s: the %s's link of \"%s\" reads \"%s\", %s: an output of a shard "
+             "reached the %s (a shard's build tree, or SHARDCC_SHARD, leaked into it)",
+             name, job_name(w), lc.output, lc.hollow,
+             lc.hollow_is_stub ? "a stub object" : "linked in a shard from stub objects",
+             job_name(w));
         return journal_link(w, -1, lc.hollow, lc.output, ACTION_REFUSED, EXIT_GUARD, t0);
     }
     if (lc.mode == LINK_EXE)
@@ -856,11 +882,13 @@ int main(int argc, char **argv)
         status = run_direct(&w, nargs, args);
         break;
     case ACTION_DEVICE:
-        status = run_devcode(&w, &call, &outcome);
+        status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
+                                            : run_devcode(&w, &call, &outcome);
         break;
     case ACTION_CACHE:
     default:
-        status = run_cached(&w, &call, &outcome);
+        status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
+                                            : run_cached(&w, &call, &outcome);
         break;
     }
 

@@ -53,7 +53,7 @@ int seat_modes(enum seat s, const char *host_seat, const char *reproducible, str
 
 const char *phase_name(enum phase p)
 {
-    static const char *const n[] = {"off", "shard", "link"};
+    static const char *const n[] = {"off", "shard", "link", "plain"};
     return n[p];
 }
 

@@ -10,7 +10,10 @@
 
 /* SEAT_LD: the linker names (ldseat.h); it takes no part in classification. */
 enum seat { SEAT_NVCC, SEAT_CXX, SEAT_CC, SEAT_LD };
-enum phase { PHASE_OFF, PHASE_SHARD, PHASE_LINK };
+/* PHASE_PLAIN: an unsharded build through the seats (shardcc env --plain): every call runs
+ * the real compiler directly, with the seats' changes to a TU's arguments (reproducible
+ * objects), journaled; no cache, no stubs */
+enum phase { PHASE_OFF, PHASE_SHARD, PHASE_LINK, PHASE_PLAIN };
 
 struct wrap_config {
     enum phase phase;
