@@ -16,10 +16,10 @@
     "                   (default: where it is safe; see shardcc env --help)\n"                     \
     "  --relocatable    set CCACHE_BASEDIR=ROOT: jobs may run at different paths (objects\n"       \
     "                   then differ from an unsharded build's; see shardcc env)\n"                 \
-    "  --reproducible, --no-reproducible\n"                                                    \
+    "  --reproducible, --no-reproducible\n"                                                        \
     "                   nvcc names a TU's temporaries after its object (its objtemp option):\n"    \
-    "                   the same bytes for the same -o in every job; default: on where nvcc\n"  \
-    "                   has the option (see shardcc env)\n"
+    "                   the same bytes for the same -o in every job (default: off; see\n"          \
+    "                   shardcc env)\n"
 #define CLI_HELP_TOOLS                                                                             \
     "  --real-nvcc PATH, --real-cxx PATH, --real-cc PATH, --ccache PATH\n"                         \
     "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n"     \

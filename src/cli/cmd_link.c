@@ -23,7 +23,8 @@ static const char usage[] =
     "usage: shardcc link --artifacts DIR|FILE... --expect-shards N [--min-hit-rate R]\n"
     "                    [--cache DIR] [--root DIR] [--journal FILE] [--plan FILE]\n"
     "                    [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
-    "                    [--[no-]reproducible] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
+    "                    [--[no-]reproducible] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc "
+    "PATH]\n"
     "                    [--ccache PATH] [--cuda X.Y] [--allow-partial]\n"
     "                    [--allow-nondeterministic] -- CMD...\n"
     "\n"
@@ -173,14 +174,12 @@ int cmd_link(int argc, char **argv)
     /* --objdir-as-tempdir is in every CUDA TU's argv, so in every key */
     if (mr.reproducible != env.reproducible) {
         report_error(CMD,
-                     "%s: the link job would miss every TU; give every job the same "
-                     "--reproducible or --no-reproducible",
-                     mr.reproducible ? "the shards ran reproducible and this link job "
-                                       "does not (--no-reproducible, or an nvcc without "
-                                       "--objdir-as-tempdir)"
-                                     : "this link job runs reproducible and the shards "
-                                       "did not (--no-reproducible, or an nvcc without "
-                                       "--objdir-as-tempdir)");
+                     "%s: the link job would miss every TU; pass --reproducible to every job "
+                     "or to none",
+                     mr.reproducible ? "the shards ran with --reproducible and this link job "
+                                       "without it"
+                                     : "this link job runs with --reproducible and the shards "
+                                       "ran without it");
         free(mr.plan);
         return EXIT_GUARD;
     }

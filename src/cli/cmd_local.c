@@ -25,7 +25,8 @@ static const char usage[] =
     "                     [--min-hit-rate R] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
     "                     [--compare PATH]...\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
-    "                     [--[no-]reproducible] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
+    "                     [--[no-]reproducible] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc "
+    "PATH]\n"
     "                     [--ccache PATH] [--cuda X.Y] -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline, a plain build through\n"
@@ -146,7 +147,11 @@ static int is_product(const char *path)
     struct strbuf head = STRBUF_INIT;
     int e = plat_read_file_max(path, 1u << 30, &head); /* products are read whole anyway */
     int yes = !e && head.len >= 4 &&
-              (!memcmp(head.buf, "\x7f" "ELF", 4) || !memcmp(head.buf, "PK\x03\x04", 4) ||
+              (!memcmp(head.buf,
+                       "\x7f"
+                       "ELF",
+                       4) ||
+               !memcmp(head.buf, "PK\x03\x04", 4) ||
                (head.len >= 8 && !memcmp(head.buf, "!<arch>\n", 8)));
     sb_release(&head);
     return yes;
@@ -237,8 +242,8 @@ static int keep_copy(const char *root, const char *keep, const char *rel, const 
 
 /* The baseline: the build through the seats in the plain phase (its own cache-less
  * environment, journal in WORK/baseline.tsv), the caller's environment restored after. */
-static int run_baseline(const char *root, const char *work, const struct strvec *fwd,
-                        char **build, const char *log, int *reproducible)
+static int run_baseline(const char *root, const char *work, const struct strvec *fwd, char **build,
+                        const char *log, int *reproducible)
 {
     struct jobenv_opts o;
     memset(&o, 0, sizeof o);
@@ -284,10 +289,9 @@ int cmd_local(int argc, char **argv)
     int baseline = 1, reproducible = 0;
     struct strvec pins = STRVEC_INIT, fwd = STRVEC_INIT, compare = STRVEC_INIT;
     const char *pin;
-    static const char *const fwd_flags[] = {"--host-seat",      "--no-host-seat",
-                                            "--cuda-home-seat", "--no-cuda-home-seat",
-                                            "--relocatable",    "--reproducible",
-                                            "--no-reproducible"};
+    static const char *const fwd_flags[] = {
+        "--host-seat",   "--no-host-seat", "--cuda-home-seat", "--no-cuda-home-seat",
+        "--relocatable", "--reproducible", "--no-reproducible"};
     static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc", "--ccache",
                                              "--cuda"};
     struct jobenv_opts jo; /* for the cell's CUDA check, before the first build */

@@ -22,7 +22,8 @@ static const char usage[] =
     "usage: shardcc shard --shard I/N|auto [--count N] --artifact PATH [--cell ID]\n"
     "                     [--root DIR] [--cache DIR] [--journal FILE] [--pin GLOB]...\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
-    "                     [--[no-]reproducible] [--plan FILE] [--real-nvcc PATH] [--real-cxx PATH]\n"
+    "                     [--[no-]reproducible] [--plan FILE] [--real-nvcc PATH] [--real-cxx "
+    "PATH]\n"
     "                     [--real-cc PATH] [--ccache PATH] [--cuda X.Y] -- CMD...\n"
     "\n"
     "Runs CMD (the package's ordinary build) as shard I of N: the seats compile the TUs\n"
@@ -110,8 +111,8 @@ static json_t *str_or_null(const char *s)
 }
 
 static char *build_manifest(const char *cell, int i, int n, const struct jobenv *env,
-                            int relocatable, const struct jrnl *j,
-                            const struct cache_entry *e, size_t ne, double wall)
+                            int relocatable, const struct jrnl *j, const struct cache_entry *e,
+                            size_t ne, double wall)
 {
     json_t *tus = json_array(), *others = json_array(), *entries = json_array();
     for (size_t k = 0; k < j->n; k++) {
@@ -387,8 +388,8 @@ int cmd_shard(int argc, char **argv)
         report_warning(CMD, "shard %d/%d saw %zu TUs but owned none: an artifact with no entries",
                        o.shard, o.count, s.tu);
 
-    char *manifest = build_manifest(cell, o.shard, o.count, &env, o.relocatable, &j,
-                                    ents, nents, wall);
+    char *manifest =
+        build_manifest(cell, o.shard, o.count, &env, o.relocatable, &j, ents, nents, wall);
     rc = artifact_write(sb_str(&apath), manifest, env.cache, ents, nents, &err);
     free(manifest);
     if (rc) {

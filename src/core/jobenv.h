@@ -21,8 +21,8 @@ struct jobenv_opts {
                            safe (cuda_home_auto) */
     int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
     int reproducible;   /* SHARDCC_REPRODUCIBLE=1: nvcc TU compiles with --objdir-as-tempdir:
-                           1 on (--reproducible), -1 off (--no-reproducible), 0 where every
-                           nvcc of the job has the option (the default) */
+                           1 on (--reproducible), else off (-1: --no-reproducible, the
+                           default said explicitly) */
     const char *plan;   /* a plan file (shardcc plan), or NULL */
     const char *cell;   /* the cell: picks its section of a plan per cell (NULL: default) */
     struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */

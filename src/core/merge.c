@@ -270,9 +270,10 @@ static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n
             report_error(o->cmd, "%s: made with another plan than the others", a->path);
             bad = 1;
         } else if (a->reproducible != ref->reproducible) {
-            report_error(o->cmd, "%s: made %sreproducible, the others %sreproducible (give every job the same --reproducible or --no-reproducible)", a->path,
-                         a->reproducible ? "" : "not ",
-                         ref->reproducible ? "" : "not ");
+            report_error(o->cmd,
+                         "%s: made %sreproducible, the others %sreproducible (give every job the "
+                         "same --reproducible or --no-reproducible)",
+                         a->path, a->reproducible ? "" : "not ", ref->reproducible ? "" : "not ");
             bad = 1;
         } else if (!same_root(a->root, ref->root)) {
             report_error(o->cmd, "%s: made at %s%s%s, the others at %s%s%s", a->path,

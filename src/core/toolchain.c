@@ -345,8 +345,8 @@ int nvcc_has_option(const char *nvcc, const char *name)
     if (plat_run_capture(argv, &out) == 0) {
         size_t n = strlen(name);
         for (const char *l = sb_str(&out); l && *l && !has; l = strchr(l, '\n'), l = l ? l + 1 : l)
-            has = strncmp(l, name, n) == 0 && (l[n] == ' ' || l[n] == '\t' || l[n] == '\n' ||
-                                                 l[n] == '\0');
+            has = strncmp(l, name, n) == 0 &&
+                  (l[n] == ' ' || l[n] == '\t' || l[n] == '\n' || l[n] == '\0');
     }
     sb_release(&out);
     return has;

@@ -1,11 +1,11 @@
-# Reproducible objects (ISSUE 14, items 1 and 2, through nvcc's own --objdir-as-tempdir, on
-# by default where nvcc has it): a CMake project (a shared library of three CUDA TUs, one
+# Reproducible objects (ISSUE 14, items 1 and 2, through nvcc's own --objdir-as-tempdir):
+# with --reproducible, a CMake project (a shared library of three CUDA TUs, one
 # with -lineinfo, and an executable linked to it) built twice through the seats without
 # sharding, once in the plain phase (shardcc env --plain: no cache) and once in the link
 # phase with an empty cache, gives the same bytes twice, objects, library and executable;
 # 2 shards and the link job give those bytes again (compare --exact), and so does shardcc
-# local --compare, which fails (exit 3, naming the file) on a product that differs. With
-# --no-reproducible two such builds differ. A link job without it over shards made with it,
+# local --compare, which fails (exit 3, naming the file) on a product that differs. Without
+# it (the default, or --no-reproducible) two such builds differ. A link job without it over shards made with it,
 # and a merge of shards made with and without it, are refused (exit 3); a bad
 # SHARDCC_REPRODUCIBLE is refused (exit 2).
 . "$(dirname "$0")/lib.sh"
@@ -51,37 +51,37 @@ exact_all() { # exact_all WHAT DIR_A DIR_B: every product the same bytes
     ok "$1: $n products the same byte for byte (objects, libk.so, app)"
 }
 
-plain r1 --plain
-plain r2
+plain r1 --plain --reproducible
+plain r2 --reproducible
 expect_eq "the plain phase: every call ran the real compiler, none through ccache" \
     "$(awk -F'\t' '$1 == "SCJ2" && $5 == "plain" && $7 == "tu" && $14 == "-"' "$T/j-r1.tsv" | wc -l)" "4"
 [ ! -d "$T/cache-r1" ] || [ -z "$(find "$T/cache-r1" -type f -name '*R')" ] || fail "the plain phase stored cache entries"
-expect_eq "by default the seats added --objdir-as-tempdir to every CUDA TU (the journal's argv records)" \
+expect_eq "the seats added --objdir-as-tempdir to every CUDA TU (the journal's argv records)" \
     "$(awk -F'\t' '$1 == "SCA1" && $NF == "--objdir-as-tempdir"' "$T/j-r2.tsv" | wc -l)" "4"
 exact_all "two builds through the seats, the plain phase and the link phase with an empty cache" "$T/r1" "$T/r2"
 
-plain n1 --no-reproducible
+plain n1
 plain n2 --no-reproducible
 rc=0
 shardcc compare --exact "$T/n1/CMakeFiles/k.dir/src/a.cu.o" "$T/n2/CMakeFiles/k.dir/src/a.cu.o" >/dev/null || rc=$?
-expect_eq "--no-reproducible: two plain builds' objects differ byte for byte" "$rc" "1"
+expect_eq "without it: two plain builds' objects differ byte for byte" "$rc" "1"
 shardcc compare "$T/n1/CMakeFiles/k.dir/src/a.cu.o" "$T/n2/CMakeFiles/k.dir/src/a.cu.o" >/dev/null ||
     fail "without it, the objects differ beyond nvcc's temp names"
 ok "without it, they are the same only up to nvcc's temp names"
 
 rm -rf ../art && mkdir ../art
 for i in 1 2; do
-    shardcc shard --shard $i/2 --cell repro --artifact ../art -- sh -c "$BUILD" \
+    shardcc shard --reproducible --shard $i/2 --cell repro --artifact ../art -- sh -c "$BUILD" \
         >"$T/shard.log" 2>&1 || fail "shard $i/2: $(tail -5 "$T/shard.log")"
 done
-shardcc link --artifacts ../art --expect-shards 2 -- sh -c "$BUILD" >"$T/link.log" 2>&1 ||
+shardcc link --reproducible --artifacts ../art --expect-shards 2 -- sh -c "$BUILD" >"$T/link.log" 2>&1 ||
     fail "link: $(tail -5 "$T/link.log")"
 grep -x "hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards" "$T/link.log" >/dev/null ||
     fail "link: $(grep 'hit rate' "$T/link.log")"
-ok "shards and link (reproducible by default): hit rate 100.0% (4/4 TUs)"
+ok "shards and link with --reproducible: hit rate 100.0% (4/4 TUs)"
 exact_all "the link job against the plain build through the seats" build "$T/r1"
 
-expect_fail 3 "the shards ran reproducible and this link job does not (--no-reproducible, or an nvcc without --objdir-as-tempdir): the link job would miss every TU" \
+expect_fail 3 "the shards ran with --reproducible and this link job without it: the link job would miss every TU" \
     shardcc link --no-reproducible --artifacts ../art --expect-shards 2 -- sh -c "$BUILD"
 mkdir -p ../art-plain
 shardcc shard --no-reproducible --shard 2/2 --cell repro --artifact ../art-plain -- sh -c "$BUILD" >"$T/shard.log" 2>&1 ||
@@ -91,7 +91,7 @@ expect_fail 3 "shard-repro-2-of-2.tar.zst: made not reproducible, the others rep
 
 # shardcc local --compare: the baseline is a plain build through the seats, kept, and the
 # link job's products must be its bytes
-shardcc local -n 2 --clean 'rm -rf build' --compare build -- sh -c "$BUILD" >"$T/local.out" 2>&1 ||
+shardcc local -n 2 --clean 'rm -rf build' --reproducible --compare build -- sh -c "$BUILD" >"$T/local.out" 2>&1 ||
     fail "shardcc local --compare build: $(tail -5 "$T/local.out")"
 grep -x "the same as the unsharded build (through the seats): 6 products, byte for byte" "$T/local.out" >/dev/null ||
     fail "shardcc local --compare: $(grep 'same as' "$T/local.out")"
@@ -100,7 +100,7 @@ ok "shardcc local --compare build: 6 products, byte for byte"
 mkdir -p ../tiny && cp src/a.cu ../tiny/ && cd ../tiny
 TINY='rm -rf out && mkdir out && "$CUDACXX" -c a.cu -o out/a.o && printf %s "$SHARDCC_PHASE" >out/m.txt && ar rc out/libm.a out/m.txt'
 expect_fail 3 "shardcc local: --compare: the link job's \"out/libm.a\" is not the unsharded build's byte for byte" \
-    shardcc local -n 1 --compare out -- sh -c "$TINY"
+    shardcc local -n 1 --reproducible --compare out -- sh -c "$TINY"
 cd ../proj
 
 eval "$(shardcc env --root . --reproducible)"
