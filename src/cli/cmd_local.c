@@ -25,9 +25,8 @@ static const char usage[] =
     "                     [--min-hit-rate R] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
     "                     [--compare PATH]...\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
-    "                     [--[no-]reproducible] [--real-nvcc PATH] [--real-cxx PATH] [--real-cc "
-    "PATH]\n"
-    "                     [--ccache PATH] [--cuda X.Y] -- BUILD...\n"
+    "                     [--[no-]reproducible] [--real-nvcc PATH] [--real-cxx PATH]\n"
+    "                     [--real-cc PATH] [--ccache PATH] [--cuda X.Y] -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline, a plain build through\n"
     "the seats: shardcc env's plain phase), then shards 1..N, each after CMD cleaned the\n"
@@ -141,20 +140,19 @@ static void plain_environment(void)
     }
 }
 
-/* A build product compare looks at: an ELF file, a static library, a zip (a wheel). */
+/* A build product compare looks at, by its first bytes: an ELF file, a static library, a
+ * zip (a wheel). -1 when path cannot be opened. */
 static int is_product(const char *path)
 {
-    struct strbuf head = STRBUF_INIT;
-    int e = plat_read_file_max(path, 1u << 30, &head); /* products are read whole anyway */
-    int yes = !e && head.len >= 4 &&
-              (!memcmp(head.buf,
-                       "\x7f"
-                       "ELF",
-                       4) ||
-               !memcmp(head.buf, "PK\x03\x04", 4) ||
-               (head.len >= 8 && !memcmp(head.buf, "!<arch>\n", 8)));
-    sb_release(&head);
-    return yes;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    unsigned char h[8];
+    size_t n = fread(h, 1, sizeof h, f);
+    fclose(f);
+    static const unsigned char elf[4] = {0x7f, 'E', 'L', 'F'}, zip[4] = {'P', 'K', 3, 4};
+    return n >= 4 &&
+           (!memcmp(h, elf, 4) || !memcmp(h, zip, 4) || (n == 8 && !memcmp(h, "!<arch>\n", 8)));
 }
 
 /* CMake's probes (compiler identification, try_compile) run the compilers directly */
@@ -187,7 +185,13 @@ static void compare_tree(const char *base, const char *cur, const char *rel, int
             sb_release(&r);
         }
         sv_clear(&names);
-    } else if (is_product(sb_str(&a))) {
+    } else if (is_product(sb_str(&a)) == 1) {
+        if (is_product(sb_str(&b)) < 0) {
+            report_error(CMD, "--compare: the link job made no \"%s\" (the unsharded build did)",
+                         rel);
+            t->rc = EXIT_GUARD;
+            goto out;
+        }
         struct cmp_result r;
         struct strbuf err = STRBUF_INIT;
         if (compare_files(sb_str(&a), sb_str(&b), exact, &r, &err) != 0) {
@@ -205,6 +209,7 @@ static void compare_tree(const char *base, const char *cur, const char *rel, int
         sb_release(&r.diff);
         sb_release(&err);
     }
+out:
     sb_release(&a);
     sb_release(&b);
 }
