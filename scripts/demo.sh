@@ -3,7 +3,7 @@
 # Debian packages), then runs the whole pipeline on examples/cuda-cmake with `shardcc
 # local`: the unsharded build, 3 shard builds from clean trees, the link job (100 % cache
 # hits), and a check that the link job's objects and library are the unsharded build's,
-# byte for byte (--reproducible --compare build).
+# byte for byte (--compare build; reproducible is the default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -31,6 +31,6 @@ for i in $(seq 1 "$N"); do
 done
 
 echo "== shardcc local -n $N: the unsharded build, $N shards, the link job"
-OUT="$WORK" shardcc local -n "$N" --clean 'rm -rf build' --reproducible --compare build -- sh -c "$BUILD"
+OUT="$WORK" shardcc local -n "$N" --clean 'rm -rf build' --compare build -- sh -c "$BUILD"
 echo "== the link job's library against the unsharded build's"
 shardcc compare --exact "$WORK/libkern-link.so" "$WORK/libkern-plain.so"

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by shard.sh and link.sh: the options both jobs take from the action's inputs,
-# appended to the array opts (host-seat must be torch, true or false; reproducible true or
+# appended to the array opts (host-seat must be torch, true or false; reproducible auto, true or
 # false; plan and pin may be empty).
 case "${SHARDCC_IN_HOST_SEAT:-torch}" in
 true) opts+=(--host-seat) ;;
@@ -8,10 +8,11 @@ false) opts+=(--no-host-seat) ;;
 torch) ;;
 *) echo "::error::shardcc: host-seat is torch, true or false, not \"$SHARDCC_IN_HOST_SEAT\""; exit 2 ;;
 esac
-case "${SHARDCC_IN_REPRODUCIBLE:-false}" in
+case "${SHARDCC_IN_REPRODUCIBLE:-auto}" in
 true) opts+=(--reproducible) ;;
-false) ;;
-*) echo "::error::shardcc: reproducible is true or false, not \"$SHARDCC_IN_REPRODUCIBLE\""; exit 2 ;;
+false) opts+=(--no-reproducible) ;;
+auto) ;;
+*) echo "::error::shardcc: reproducible is auto, true or false, not \"$SHARDCC_IN_REPRODUCIBLE\""; exit 2 ;;
 esac
 [ -z "${SHARDCC_IN_PLAN:-}" ] || opts+=(--plan "$SHARDCC_IN_PLAN")
 # pin: globs of TU keys compiled in every shard, separated by ':' or newlines

@@ -17,9 +17,9 @@
     "  --relocatable    set CCACHE_BASEDIR=ROOT: jobs may run at different paths (objects\n"       \
     "                   then differ from an unsharded build's; see shardcc env)\n"                 \
     "  --reproducible, --no-reproducible\n"                                                        \
-    "                   nvcc names a TU's temporaries after its object (its objtemp option):\n"    \
-    "                   the same bytes for the same -o in every job (default: off; see\n"          \
-    "                   shardcc env)\n"
+    "                   the nvcc seats run nvcc's steps with temporary names of their own:\n"      \
+    "                   the same bytes for the same -o in every job (default: on where nvcc\n"     \
+    "                   has the objtemp option; see shardcc env)\n"
 #define CLI_HELP_TOOLS                                                                             \
     "  --real-nvcc PATH, --real-cxx PATH, --real-cc PATH, --ccache PATH\n"                         \
     "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n"     \

@@ -34,8 +34,8 @@ static const char usage[] =
     "                cc/gcc/clang, else c++)\n"
     "NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS are folded in as the wrapper does, and\n"
     "SHARDCC_HOST_SEAT=torch (shardcc env's default) makes the c++ and cc seats run every\n"
-    "call but a torch extension's TU directly, and SHARDCC_REPRODUCIBLE=1 adds nvcc's\n"
-    "objdir-as-tempdir option to the TUs the nvcc seat compiles, as the seats do.\n"
+    "call but a torch extension's TU directly. SHARDCC_REPRODUCIBLE is checked as the seats\n"
+    "check it; it changes no argument (the seat runs such a TU as nvcc's steps).\n"
     "\n"
     "Exit status: 0 ok, 2 usage error (bad option, unreadable options file), 4 standard\n"
     "output could not be written.\n";

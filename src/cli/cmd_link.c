@@ -170,7 +170,7 @@ int cmd_link(int argc, char **argv)
         return EXIT_GUARD;
     }
     free(mr.root);
-    /* --objdir-as-tempdir is in every CUDA TU's argv, so in every key */
+    /* reproducible is in every CUDA TU's key (" pipeline=1" in ccache's compiler check) */
     if (mr.reproducible != env.reproducible) {
         report_error(CMD,
                      "%s: the link job would miss every TU; pass --reproducible to every job "

@@ -30,6 +30,22 @@ int plat_find_in_path_other(const char *name, struct strbuf *out);
 /* Runs path with argv/envp, waits, and returns its exit status; a child killed by
  * signal S yields 128+S. Returns -1 (errno set) if it could not be started. */
 int plat_spawn_wait(const char *path, char *const argv[], char *const envp[]);
+/* plat_spawn_wait with the child's stdout and stderr written to the files out and err
+ * (created or truncated) where they are not NULL. */
+int plat_spawn_wait_redirect(const char *path, char *const argv[], char *const envp[],
+                             const char *out, const char *err);
+/* Runs fn(ctx, 0) .. fn(ctx, n - 1), each in a child process of its own, at most max at
+ * once (fn's return value is the child's exit status). Returns 0 when every one returned
+ * 0, else the first non-zero status met (the others still run to their end); -1 with
+ * errno when a child could not be started. The caller has no other child running. */
+int plat_run_parallel(size_t n, size_t max, int (*fn)(void *ctx, size_t i), void *ctx);
+/* The number of processors online (at least 1). */
+long plat_processors(void);
+/* Takes an exclusive lock on the file path (created if missing), waiting for it: *fd holds
+ * it until plat_unlock_remove. 0 or an errno. */
+int plat_lock(const char *path, int *fd);
+/* Removes the lock file path and releases the lock fd. */
+void plat_unlock_remove(const char *path, int fd);
 /* Replaces the process; returns only on failure (errno set). */
 int plat_exec(const char *path, char *const argv[], char *const envp[]);
 char **plat_environ(void);

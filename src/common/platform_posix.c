@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #ifdef __linux__
 #include <sys/mman.h>
@@ -173,6 +174,105 @@ int plat_spawn_wait(const char *path, char *const argv[], char *const envp[])
         return -1;
     }
     return wait_status(pid);
+}
+
+int plat_spawn_wait_redirect(const char *path, char *const argv[], char *const envp[],
+                             const char *out, const char *err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (out)
+        posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err)
+        posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, path, &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    return wait_status(pid);
+}
+
+int plat_run_parallel(size_t n, size_t max, int (*fn)(void *ctx, size_t i), void *ctx)
+{
+    size_t next = 0, running = 0;
+    int first = 0, err = 0;
+    if (max < 1)
+        max = 1;
+    while (next < n || running > 0) {
+        if (next < n && running < max && !err) {
+            fflush(stdout);
+            fflush(stderr);
+            pid_t pid = fork();
+            if (pid == 0)
+                _exit(fn(ctx, next) & 0xff);
+            if (pid < 0) {
+                err = errno;
+                next = n;
+                continue;
+            }
+            next++;
+            running++;
+            continue;
+        }
+        if (next < n && err)
+            next = n;
+        int st;
+        pid_t pid = wait(&st);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        running--;
+        int status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+        if (status && !first)
+            first = status;
+    }
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    return first;
+}
+
+long plat_processors(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+int plat_lock(const char *path, int *fd)
+{
+    for (;;) {
+        int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (f < 0)
+            return errno;
+        while (flock(f, LOCK_EX) != 0) {
+            if (errno != EINTR) {
+                int e = errno;
+                close(f);
+                return e;
+            }
+        }
+        /* the holder before us removes the file as it lets go: a lock on that removed file
+         * locks nothing, so take the one now at path */
+        struct stat a, b;
+        if (fstat(f, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            *fd = f;
+            return 0;
+        }
+        close(f);
+    }
+}
+
+void plat_unlock_remove(const char *path, int fd)
+{
+    unlink(path);
+    close(fd);
 }
 
 int plat_exec(const char *path, char *const argv[], char *const envp[])

@@ -519,9 +519,11 @@ int package_load(const char *path, const char *default_name, int strict, struct 
         p->host_seat--; /* -1 false, 0 torch, 1 true */
     }
     if ((n = pkg_get(root, own, "reproducible"))) {
-        static const char *const words[] = {"false", "true", NULL};
-        if ((rc = yget_word(d, n, "reproducible", words, "true or false", &p->reproducible, err)))
+        static const char *const words[] = {"false", "auto", "true", NULL};
+        if ((rc = yget_word(d, n, "reproducible", words, "true, false or auto", &p->reproducible,
+                            err)))
             return rc;
+        p->reproducible--; /* -1 false, 0 auto, 1 true */
     }
     if ((n = pkg_get(root, own, "plan")) &&
         (rc = hint_own(yget_string(d, n, "plan", &p->plan, err), own, err)))
@@ -613,6 +615,12 @@ static json_t *str_or_null_json(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/* reproducible in a matrix entry: true, false, or "auto" (the default) */
+static json_t *reproducible_json(int reproducible)
+{
+    return reproducible ? json_boolean(reproducible > 0) : json_string("auto");
+}
+
 /* host_seat in a matrix entry: true, false, or "torch" (the default), as the YAML says it
  * and the action's host-seat input takes it */
 static json_t *host_seat_json(int host_seat)
@@ -702,7 +710,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
         json_object_set_new(s, "count", json_integer(n));
         json_object_set_new(s, "artifact", json_string(sb_str(&art)));
         json_object_set_new(s, "host_seat", host_seat_json(p->host_seat));
-        json_object_set_new(s, "reproducible", json_boolean(p->reproducible));
+        json_object_set_new(s, "reproducible", reproducible_json(p->reproducible));
         json_object_set_new(s, "plan", str_or_null_json(p->plan));
         json_object_set_new(s, "pin", json_string(p->pin ? p->pin : ""));
         sbytes += entry_bytes(s);
@@ -721,7 +729,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
     }
     json_object_set_new(l, "min_hit_rate", json_real(p->min_hit_rate));
     json_object_set_new(l, "host_seat", host_seat_json(p->host_seat));
-    json_object_set_new(l, "reproducible", json_boolean(p->reproducible));
+    json_object_set_new(l, "reproducible", reproducible_json(p->reproducible));
     json_object_set_new(l, "plan", str_or_null_json(p->plan));
     size_t lbytes = entry_bytes(l);
     if (sbytes + 1 > MATRIX_MAX_OUTPUT_BYTES) {

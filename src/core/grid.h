@@ -54,7 +54,7 @@ struct package {
     struct strlist sharding_platforms; /* .at == NULL: every platform shards */
     double min_hit_rate;
     int host_seat;    /* `host_seat:` true 1, torch 0 (the default), false -1 */
-    int reproducible; /* `reproducible:` true 1, false 0 (the default) */
+    int reproducible; /* `reproducible:` true 1, false -1, auto 0 (the default) */
     const char *plan;
     char *pin; /* the `pin:` globs joined by ':' (shardcc shard --pin), or NULL */
     struct strlist only_platforms, only[NDIMS]; /* narrowing; .at == NULL: all */

@@ -373,15 +373,15 @@ int jobenv_check_cuda(struct jobenv_opts *o, const char *cmd)
     return rc;
 }
 
-/* --reproducible needs nvcc's --objdir-as-tempdir in every nvcc the seats run (the
- * CUDACXX seat's and the torch seat's): refused when one does not list it in --help. Off
- * by default: the option's names are not tmpxft_<pid>_<counter>-shaped, so objects made
- * with it no longer compare equal (masked) to a plain nvcc build's (docs/shardcc-env.md). */
+/* Reproducible objects (the seats run nvcc's plan, src/wrap/pipeline.h) fall back to
+ * nvcc's --objdir-as-tempdir for a call whose plan they cannot run, so they need it in
+ * every nvcc the seats run (the CUDACXX seat's and the torch seat's): on by default where
+ * they all list it in --help, refused when asked for and one does not. */
 static int resolve_reproducible(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
 {
     const char *nv[] = {env->tc.nvcc, env->tc.torch_nvcc};
     const char *lacking = NULL;
-    for (size_t i = 0; i < 2 && !lacking && o->reproducible > 0; i++)
+    for (size_t i = 0; i < 2 && !lacking && o->reproducible >= 0; i++)
         if (nv[i] && (i == 0 || !nv[0] || strcmp(nv[0], nv[i]) != 0) &&
             !nvcc_has_option(nv[i], "--objdir-as-tempdir"))
             lacking = nv[i];
@@ -392,7 +392,7 @@ static int resolve_reproducible(const struct jobenv_opts *o, struct jobenv *env,
                      lacking);
         return EXIT_USAGE;
     }
-    env->reproducible = o->reproducible > 0;
+    env->reproducible = o->reproducible > 0 || (o->reproducible == 0 && !lacking);
     return EXIT_OK;
 }
 

@@ -20,9 +20,10 @@ struct jobenv_opts {
                            (--cuda-home-seat), -1 off (--no-cuda-home-seat), 0 where it is
                            safe (cuda_home_auto) */
     int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
-    int reproducible;   /* SHARDCC_REPRODUCIBLE=1: nvcc TU compiles with --objdir-as-tempdir:
-                           1 on (--reproducible), else off (-1: --no-reproducible, the
-                           default said explicitly) */
+    int reproducible;   /* SHARDCC_REPRODUCIBLE=1: the nvcc seats run nvcc's plan with their
+                           own temporary names: 1 on (--reproducible), -1 off
+                           (--no-reproducible), 0 where every nvcc of the job has
+                           --objdir-as-tempdir, the fallback (the default) */
     const char *plan;   /* a plan file (shardcc plan), or NULL */
     const char *cell;   /* the cell: picks its section of a plan per cell (NULL: default) */
     struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
@@ -43,7 +44,7 @@ struct jobenv {
     char *plan_digest;    /* "plan1-..." when a plan was given, else NULL */
     char *ccache_version; /* "4.7.5" (checked against SHARDCC_CCACHE_MIN) */
     char *ld_seat;        /* the directory of the linker seat's names (ld, ld.gold, ...) */
-    int reproducible;     /* the seats add --objdir-as-tempdir (jobenv_opts.reproducible
+    int reproducible;     /* the nvcc seats run nvcc's plan (jobenv_opts.reproducible
                              resolved) */
     struct toolchain tc;
 };

@@ -153,14 +153,6 @@ static int torch_extension_tu(const struct strvec *argv)
     return 0;
 }
 
-static int argv_has(const struct strvec *argv, const char *arg)
-{
-    for (size_t i = 0; i < argv->n; i++)
-        if (!strcmp(argv->v[i], arg))
-            return 1;
-    return 0;
-}
-
 int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
                   struct call *call, struct strbuf *err)
 {
@@ -295,13 +287,6 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         }
         break;
     }
-    /* reproducible objects: nvcc names its temporaries after the object instead of
-     * tmpxft_<pid>_<counter>, and those names reach the object (the host stub, the module
-     * id); the same -o then gives the same bytes */
-    if (cfg->reproducible && seat == SEAT_NVCC && call->kind == KIND_TU &&
-        (call->action == ACTION_CACHE || call->action == ACTION_PIN) &&
-        !argv_has(&call->argv, "--objdir-as-tempdir") && !argv_has(&call->argv, "-objtemp"))
-        sv_push(&call->argv, "--objdir-as-tempdir");
     if (cfg->torch_only && seat != SEAT_NVCC &&
         (call->kind == KIND_TU || call->kind == KIND_OTHER) &&
         !(call->kind == KIND_TU && torch_extension_tu(&call->argv))) {

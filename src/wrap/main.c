@@ -10,6 +10,7 @@
 #include "ldseat.h"
 #include "partition.h"
 #include "path.h"
+#include "pipeline.h"
 #include "platform.h"
 #include "stub.h"
 #include "stub_elf.h"
@@ -95,7 +96,7 @@ static const char *real_var(enum seat s)
 /* The environment for a child: our variables' effects applied (NVCC_*_FLAGS removed
  * when they were folded into argv), the nesting depth raised, and the variable logvar
  * (CCACHE_LOGFILE or CCACHE_STATSLOG) pointed at logfile when one is given. */
-enum { CHILD_DROP_NVCC_FLAGS = 1, CHILD_CCACHE = 2 };
+enum { CHILD_DROP_NVCC_FLAGS = 1, CHILD_CCACHE = 2, CHILD_PIPELINE = 4 };
 
 static char **child_env(const struct wrap *w, int flags, const char *logvar, const char *logfile)
 {
@@ -116,7 +117,17 @@ static char **child_env(const struct wrap *w, int flags, const char *logvar, con
         if ((flags & CHILD_DROP_NVCC_FLAGS) && (strncmp(*e, "NVCC_PREPEND_FLAGS=", 19) == 0 ||
                                                 strncmp(*e, "NVCC_APPEND_FLAGS=", 18) == 0))
             continue;
+        if (strncmp(*e, PIPELINE_ENV "=", strlen(PIPELINE_ENV) + 1) == 0 ||
+            ((flags & CHILD_PIPELINE) && strncmp(*e, "CCACHE_COMPILERTYPE=", 20) == 0))
+            continue;
         sv_push(&env, *e);
+    }
+    /* ccache runs this program as the compiler (pipeline.h), and must know it for nvcc */
+    if (flags & CHILD_PIPELINE) {
+        sv_push(&env, "CCACHE_COMPILERTYPE=nvcc");
+        struct strbuf p = STRBUF_INIT;
+        sb_addf(&p, "%s=%s", PIPELINE_ENV, w->real);
+        sv_push_owned(&env, sb_detach(&p));
     }
     struct strbuf d = STRBUF_INIT;
     sb_addf(&d, "SHARDCC_DEPTH=%d", w->depth + 1);
@@ -275,6 +286,14 @@ static int run_direct(const struct wrap *w, int argc, char **argv)
     return run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
 }
 
+/* Whether a TU is compiled through the pipeline (pipeline.h): --reproducible, and an nvcc
+ * compile whose temporaries nvcc would name. */
+static int uses_pipeline(const struct wrap *w, const struct call *call)
+{
+    return w->cfg.reproducible && w->seat == SEAT_NVCC && call->kind == KIND_TU &&
+           pipeline_compiles((int)call->argv.n, call->argv.v);
+}
+
 /* A plain build through the seats (PHASE_PLAIN): a TU runs the real compiler with the
  * arguments the seat would give ccache (reproducible objects included); any other call
  * (a link, a preprocessor run) as the build gave it. */
@@ -285,6 +304,21 @@ static int run_plain(const struct wrap *w, const struct call *call, int argc, ch
     struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
     sv_pushv(&v, call->argv.v, call->argv.n);
+    if (uses_pipeline(w, call)) { /* as ccache would run it in the other phases */
+        struct strbuf why = STRBUF_INIT;
+        int n = (int)call->argv.n;
+        char **a = call->argv.v;
+        int st = pipeline_run(w->real, n, a, &why);
+        if (st >= 0)
+            return st;
+        if (st == PIPELINE_FALLBACK) {
+            fprintf(stderr,
+                    "shardcc: nvcc seat: note: %s: nvcc runs whole, with --objdir-as-tempdir\n",
+                    sb_str(&why));
+            sv_push(&v, "--objdir-as-tempdir");
+        }
+        sb_release(&why);
+    }
     return run_child(w, w->real, sv_argv(&v), w->seat == SEAT_NVCC ? CHILD_DROP_NVCC_FLAGS : 0,
                      NULL, NULL);
 }
@@ -404,7 +438,8 @@ static void key_nvcc_spelling(const struct wrap *w)
     if (w->seat != SEAT_NVCC || !check || strncmp(check, "string:", 7) != 0)
         return;
     struct strbuf sb = STRBUF_INIT;
-    sb_addf(&sb, "%s nvcc=%s", check, w->real);
+    /* the pipeline's objects are not plain nvcc's bytes (pipeline.h): their own keys */
+    sb_addf(&sb, "%s nvcc=%s%s", check, w->real, w->cfg.reproducible ? " pipeline=1" : "");
     setenv("CCACHE_COMPILERCHECK", sb_str(&sb), 1);
     sb_release(&sb);
 }
@@ -431,7 +466,17 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     int ccache_flags = CHILD_CCACHE | (w->seat == SEAT_NVCC ? CHILD_DROP_NVCC_FLAGS : 0);
     struct strvec v = STRVEC_INIT;
     sv_push(&v, sb_str(&ccache));
-    sv_push(&v, w->real);
+    struct strbuf self = STRBUF_INIT;
+    if (uses_pipeline(w, call)) {
+        /* ccache runs this program as the compiler, which runs nvcc's steps (pipeline.h) */
+        if (plat_self_exe(&self) != 0)
+            return fail(w, EXIT_USAGE, "cannot find this program's own file: %s",
+                        plat_strerror(errno));
+        sv_push(&v, sb_str(&self));
+        ccache_flags |= CHILD_PIPELINE;
+    } else {
+        sv_push(&v, w->real);
+    }
     sv_pushv(&v, call->argv.v, call->argv.n);
     if (!w->journal)
         return run_child(w, sb_str(&ccache), sv_argv(&v), ccache_flags, NULL, NULL);
@@ -786,6 +831,13 @@ int main(int argc, char **argv)
     memset(&w, 0, sizeof w);
     const char *name = path_basename(argv[0]);
     int first = 1, torch = 0;
+    const char *pipeline_nvcc = getenv(PIPELINE_ENV);
+    if (pipeline_nvcc && *pipeline_nvcc && strcmp(name, "shardcc-wrap") == 0) {
+        /* ccache runs us as the compiler of a reproducible TU (pipeline.h) */
+        char *nvcc = xstrdup(pipeline_nvcc);
+        unsetenv(PIPELINE_ENV);
+        return pipeline_main(nvcc, argc - 1, argv + 1);
+    }
     if (strcmp(name, "shardcc-wrap") == 0) {
         static const char usage[] =
             "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc|ld COMPILER-ARGS...\n"

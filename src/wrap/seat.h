@@ -30,8 +30,8 @@ struct wrap_config {
     const char *pins;        /* SHARDCC_PIN: ':'-separated globs of keys every shard compiles */
     int torch_only;          /* SHARDCC_HOST_SEAT=torch: the host seats shard torch
                                 extensions' TUs only, and pass every other call through */
-    int reproducible;        /* SHARDCC_REPRODUCIBLE=1: nvcc TU compiles get
-                                --objdir-as-tempdir (deterministic temporary names) */
+    int reproducible;        /* SHARDCC_REPRODUCIBLE=1: nvcc TU compiles run as nvcc's steps
+                                with the seat's temporary names (pipeline.h) */
 };
 
 const char *seat_name(enum seat s);

@@ -1,13 +1,15 @@
-# Reproducible objects (ISSUE 14, items 1 and 2, through nvcc's own --objdir-as-tempdir):
-# with --reproducible, a CMake project (a shared library of three CUDA TUs, one
-# with -lineinfo, and an executable linked to it) built twice through the seats without
-# sharding, once in the plain phase (shardcc env --plain: no cache) and once in the link
-# phase with an empty cache, gives the same bytes twice, objects, library and executable;
-# 2 shards and the link job give those bytes again (compare --exact), and so does shardcc
-# local --compare, which fails (exit 3, naming the file) on a product that differs. Without
-# it (the default, or --no-reproducible) two such builds differ. A link job without it over shards made with it,
-# and a merge of shards made with and without it, are refused (exit 3); a bad
-# SHARDCC_REPRODUCIBLE is refused (exit 2).
+# Reproducible objects (ISSUE 14, items 1 and 2): the nvcc seat runs nvcc's own plan (nvcc
+# -dryrun) with temporary names of its choosing (src/wrap/pipeline.h), on by default. A CMake
+# project (a shared library of three CUDA TUs, one with -lineinfo, and an executable linked
+# to it) built twice through the seats without sharding, once in the plain phase (shardcc
+# env --plain: no cache) and once in the link phase with an empty cache, gives the same
+# bytes twice, objects, library and executable, and leaves no temporary; 2 shards and the
+# link job give those bytes again (compare --exact), and so does shardcc local --compare,
+# which fails (exit 3, naming the file) on a product that differs. The objects are a plain
+# nvcc build's up to nvcc's temp names (shardcc compare). With --no-reproducible two such
+# builds differ. A link job without it over shards made with it, and a merge of shards
+# made with and without it, are refused (exit 3); a bad SHARDCC_REPRODUCIBLE is refused
+# (exit 2).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 mkdir -p proj/src
@@ -51,34 +53,48 @@ exact_all() { # exact_all WHAT DIR_A DIR_B: every product the same bytes
     ok "$1: $n products the same byte for byte (objects, libk.so, app)"
 }
 
-plain r1 --plain --reproducible
-plain r2 --reproducible
+# the temporaries go to a directory of the test's own, which must be empty afterwards
+mkdir -p "$T/tmp"
+export TMPDIR=$T/tmp
+plain r1 --plain 2>"$T/r1.err"
+plain r2 2>"$T/r2.err"
+expect_eq "on by default: shardcc env sets SHARDCC_REPRODUCIBLE" \
+    "$(shardcc env --root . | grep -c '^export SHARDCC_REPRODUCIBLE=.\?1.\?$')" "1"
 expect_eq "the plain phase: every call ran the real compiler, none through ccache" \
     "$(awk -F'\t' '$1 == "SCJ2" && $5 == "plain" && $7 == "tu" && $14 == "-"' "$T/j-r1.tsv" | wc -l)" "4"
 [ ! -d "$T/cache-r1" ] || [ -z "$(find "$T/cache-r1" -type f -name '*R')" ] || fail "the plain phase stored cache entries"
-expect_eq "the seats added --objdir-as-tempdir to every CUDA TU (the journal's argv records)" \
-    "$(awk -F'\t' '$1 == "SCA1" && $NF == "--objdir-as-tempdir"' "$T/j-r2.tsv" | wc -l)" "4"
+! grep -h "nvcc runs whole" "$T/r1.err" "$T/r2.err" || fail "a TU fell back to nvcc whole"
+! grep -h "objdir-as-tempdir" "$T/j-r1.tsv" "$T/j-r2.tsv" || fail "a journal records --objdir-as-tempdir"
+ok "every CUDA TU ran as nvcc's plan, none fell back to nvcc whole"
+expect_eq "temporaries left in TMPDIR" "$(find "$T/tmp" -mindepth 1 | wc -l)" "0"
 exact_all "two builds through the seats, the plain phase and the link phase with an empty cache" "$T/r1" "$T/r2"
 
-plain n1
+plain n1 --no-reproducible
 plain n2 --no-reproducible
 rc=0
 shardcc compare --exact "$T/n1/CMakeFiles/k.dir/src/a.cu.o" "$T/n2/CMakeFiles/k.dir/src/a.cu.o" >/dev/null || rc=$?
-expect_eq "without it: two plain builds' objects differ byte for byte" "$rc" "1"
+expect_eq "with --no-reproducible: two plain builds' objects differ byte for byte" "$rc" "1"
 shardcc compare "$T/n1/CMakeFiles/k.dir/src/a.cu.o" "$T/n2/CMakeFiles/k.dir/src/a.cu.o" >/dev/null ||
     fail "without it, the objects differ beyond nvcc's temp names"
 ok "without it, they are the same only up to nvcc's temp names"
+# the seat changes names, never code: its objects are plain nvcc's up to the names
+n=0
+for f in $(cd "$T/r1" && find . -name '*.cu.o' | sort); do
+    shardcc compare "$T/r1/$f" "$T/n1/$f" >"$T/cmp.out" || fail "$f: reproducible vs not: $(cat "$T/cmp.out")"
+    n=$((n + 1))
+done
+ok "with it, every object ($n) is the plain nvcc build's up to nvcc's temp names: $(cat "$T/cmp.out")"
 
 rm -rf ../art && mkdir ../art
 for i in 1 2; do
-    shardcc shard --reproducible --shard $i/2 --cell repro --artifact ../art -- sh -c "$BUILD" \
+    shardcc shard --shard $i/2 --cell repro --artifact ../art -- sh -c "$BUILD" \
         >"$T/shard.log" 2>&1 || fail "shard $i/2: $(tail -5 "$T/shard.log")"
 done
-shardcc link --reproducible --artifacts ../art --expect-shards 2 -- sh -c "$BUILD" >"$T/link.log" 2>&1 ||
+shardcc link --artifacts ../art --expect-shards 2 -- sh -c "$BUILD" >"$T/link.log" 2>&1 ||
     fail "link: $(tail -5 "$T/link.log")"
 grep -x "hit rate 100.0% (4/4 TUs), 0 stubs, 2/2 shards" "$T/link.log" >/dev/null ||
     fail "link: $(grep 'hit rate' "$T/link.log")"
-ok "shards and link with --reproducible: hit rate 100.0% (4/4 TUs)"
+ok "shards and link (reproducible by default): hit rate 100.0% (4/4 TUs)"
 exact_all "the link job against the plain build through the seats" build "$T/r1"
 
 expect_fail 3 "the shards ran with --reproducible and this link job without it: the link job would miss every TU" \
@@ -91,7 +107,7 @@ expect_fail 3 "shard-repro-2-of-2.tar.zst: made not reproducible, the others rep
 
 # shardcc local --compare: the baseline is a plain build through the seats, kept, and the
 # link job's products must be its bytes
-shardcc local -n 2 --clean 'rm -rf build' --reproducible --compare build -- sh -c "$BUILD" >"$T/local.out" 2>&1 ||
+shardcc local -n 2 --clean 'rm -rf build' --compare build -- sh -c "$BUILD" >"$T/local.out" 2>&1 ||
     fail "shardcc local --compare build: $(tail -5 "$T/local.out")"
 grep -x "the same as the unsharded build (through the seats): 6 products, byte for byte" "$T/local.out" >/dev/null ||
     fail "shardcc local --compare: $(grep 'same as' "$T/local.out")"
@@ -100,7 +116,7 @@ ok "shardcc local --compare build: 6 products, byte for byte"
 mkdir -p ../tiny && cp src/a.cu ../tiny/ && cd ../tiny
 TINY='rm -rf out && mkdir out && "$CUDACXX" -c a.cu -o out/a.o && printf %s "$SHARDCC_PHASE" >out/m.txt && ar rc out/libm.a out/m.txt'
 expect_fail 3 "shardcc local: --compare: the link job's \"out/libm.a\" is not the unsharded build's byte for byte" \
-    shardcc local -n 1 --reproducible --compare out -- sh -c "$TINY"
+    shardcc local -n 1 --compare out -- sh -c "$TINY"
 cd ../proj
 
 eval "$(shardcc env --root . --reproducible)"

@@ -125,7 +125,7 @@ def rules(shardcc, d):
     check(nar and all(x["host_seat"] == "torch" for x in nar + [s for s in shards if s["package"] == "narrow"]),
           "grid: host_seat defaults to torch (the host seats shard torch extensions' TUs only)")
     check(all(x["reproducible"] is True for x in fa + fas) and
-          all(x["reproducible"] is False for x in nar), "grid: reproducible carried (default false)")
+          all(x["reproducible"] == "auto" for x in nar), "grid: reproducible carried (default auto)")
     off = [l for l in links if l["package"] == "off"]
     check(off and all(l["host_seat"] is False for l in off), "grid: host_seat: false carried as false")
     check(len(nar) == 6 and all(l["python"] == "3.12" and l["cuda"] == "13.0" for l in nar),
@@ -368,7 +368,7 @@ MALFORMED = [
     ("pin.yml", "name: x\npin: ['tools/*', 'a:b']\n", 'pin.yml:2:18: key "pin": "a:b" is not a glob of TU keys'),
     ("pinstr.yml", "name: x\npin: tools/*\n", 'pinstr.yml:2:6: key "pin": expected a list'),
     ("bool.yml", "name: x\nhost_seat: yes\n", 'bool.yml:2:12: key "host_seat": expected true, false or torch, got "yes"'),
-    ("repro.yml", "name: x\nreproducible: 1\n", 'repro.yml:2:15: key "reproducible": expected true or false, got "1"'),
+    ("repro.yml", "name: x\nreproducible: 1\n", 'repro.yml:2:15: key "reproducible": expected true, false or auto, got "1"'),
     ("repro-typo.yml", "name: x\nreproducable: true\n", 'repro-typo.yml:2:1: package: unknown key "reproducable": did you mean "reproducible"?'),
     ("plat.yml", "name: x\nsharding_platforms: linux\n", 'plat.yml:2:21: key "sharding_platforms": expected a list, got "linux"'),
     ("platname.yml", "name: x\nsharding_platforms: [linux, macos]\n", 'platname.yml:2:29: key "sharding_platforms": "macos" is not in the cells file'),

@@ -1,0 +1,60 @@
+/* pipeline: an nvcc compile run as nvcc's own steps (dryrun.h), with temporary names the
+ * seat chooses: reproducible objects (shardcc env --reproducible) that are still shaped
+ * like plain nvcc's.
+ *
+ * nvcc names its temporaries tmpxft_<pid>_<counter>, and those names reach the object (the
+ * host stub's file name, the module id, __nv_static_* symbols), so two runs differ.
+ * nvcc's own --objdir-as-tempdir names them after the object instead ("k.o.cudafe1.cpp"),
+ * which is reproducible but changes the names' lengths: such objects no longer compare
+ * equal to a plain nvcc build's, even with the names masked. The pipeline asks nvcc for
+ * its plan (nvcc -dryrun), writes every tmpxft_<pid>_<counter> of it as
+ * tmpxft_<h1>_<h2>, where h1h2 are the first 16 hex digits of SHA-256 over the output's
+ * path (below the project root where it is there), and runs the steps itself: the object
+ * is the same bytes at any pid and under any -j, in every phase, and is plain nvcc's up to
+ * those names (shardcc compare).
+ *
+ * What it does beyond the plan:
+ * - a depfile (-MD/-MMD with -MF, -MT, -MQ, -MP, in either spelling): nvcc's plan shows
+ *   an internal "-- Filter Dependencies --" step instead, so the pipeline leaves those
+ *   options out of the plan and gives them to the host preprocessor step (gcc -E -MD -MF
+ *   FILE -MT TARGET, the target defaulting to the -o file, as nvcc's does). The file
+ *   lists the same headers; gcc writes "k.o: k.cu" where nvcc writes "k.o : k.cu".
+ * - two calls at once that write the same output (two checkouts of one project, say) would
+ *   share names: each takes a lock beside the temporaries (<tmpdir>/tmpxft_<h1>_<h2>.lock)
+ *   first, and they run one after the other.
+ * - --threads N: the steps run one after the other (the plan's order); a step's output
+ *   that nvcc sends to a file under --threads is copied to stdout/stderr when it ends.
+ * - every temporary is removed, after a failure too.
+ * A call it does not take (not a compile, device code only, -dlink, -E, nvcc's info
+ * options, names already given by --objdir-as-tempdir) or a plan it cannot read
+ * (dryrun.h: never guessed) is not run here: pipeline_run says why, and the caller runs
+ * nvcc whole with --objdir-as-tempdir (reproducible, not shaped like plain nvcc). */
+#ifndef SHARDCC_PIPELINE_H
+#define SHARDCC_PIPELINE_H
+
+#include "strbuf.h"
+
+/* The variable through which the nvcc seat hands a compile to the pipeline when ccache
+ * runs it: ccache runs shardcc-wrap as the compiler (CCACHE_COMPILERTYPE=nvcc), with this
+ * variable naming the real nvcc. */
+#define PIPELINE_ENV "SHARDCC_PIPELINE_NVCC"
+
+/* pipeline_run's answers besides an exit status */
+#define PIPELINE_FALLBACK (-1) /* not run: nvcc whole, with --objdir-as-tempdir (why says why) */
+#define PIPELINE_AS_IS (-2)    /* not run: nvcc's plan names no temporary (a host-only source) */
+
+/* Runs the nvcc call nvcc ARGS (args without argv[0]) as its steps. Returns the call's
+ * exit status (0, or the failing step's), or PIPELINE_FALLBACK with the reason in why when
+ * the call is not one the pipeline runs or its plan cannot be run, or PIPELINE_AS_IS (the
+ * call is then deterministic as it is); nothing was written in either case. */
+int pipeline_run(const char *nvcc, int argc, char **argv, struct strbuf *why);
+
+/* Whether nvcc ARGS compiles to an object, with temporaries nvcc would name tmpxft_*: the
+ * calls the pipeline is for, and that otherwise run with --objdir-as-tempdir. */
+int pipeline_compiles(int argc, char **argv);
+
+/* The program ccache runs as the compiler (PIPELINE_ENV set): the pipeline, else the real
+ * nvcc with --objdir-as-tempdir when the call compiles, else the real nvcc as called. */
+int pipeline_main(const char *nvcc, int argc, char **argv);
+
+#endif
