@@ -2,7 +2,8 @@
 # On a GPU host (torch 2.x+cu13, nvcc 13, python; no registries): builds examples/torch-ext
 # unsharded and sharded (N shards, default 4) with `shardcc local`, checks with `shardcc
 # compare` that the link job's wheel is the unsharded one, installs the sharded wheel and
-# runs every kernel against its plain-torch reference on the GPU (and the CPU).
+# runs every kernel against its plain-torch reference on the GPU (and the CPU); with
+# SHARDCC_GPU_PTX_JIT=1 once more from the embedded PTX (CUDA_FORCE_PTX_JIT=1).
 # Needs .gpu/ from scripts/gpu-carry.sh (shardcc and ccache with their libraries).
 #   scripts/gpu-torch-check.sh [OUT_DIR]     writes OUT_DIR/gpu-torch-check.txt
 set -euo pipefail
@@ -40,8 +41,16 @@ echo "== shardcc local -n $N ${SEATS[*]} (the unsharded build, $N shards, the li
 OUT="$WORK" shardcc local -n "$N" "${SEATS[@]}" --clean 'rm -rf build dist *.egg-info' -- sh -c "$BUILD"
 echo "== shardcc compare: the link job's wheel against the unsharded wheel"
 shardcc compare "$WORK"/wheel-link/*.whl "$WORK"/wheel-plain/*.whl
+echo "== the same, byte for byte (every job reproducible, the default)"
+shardcc compare --exact "$WORK"/wheel-link/*.whl "$WORK"/wheel-plain/*.whl
 echo "== the sharded wheel, installed, against plain torch"
 python3 -m pip install -q --no-deps --no-index --target "$WORK/site" "$WORK"/wheel-link/*.whl
 cd "$WORK"
 PYTHONPATH="$WORK/site" python3 "$TOP/examples/torch-ext/tests/test_kernels.py" --device "${SHARDCC_GPU_DEVICES:-all}"
+if [ "${SHARDCC_GPU_PTX_JIT:-0}" = 1 ]; then
+    # the kernels again from the wheel's PTX (TORCH_CUDA_ARCH_LIST with +PTX), JIT-compiled
+    echo "== the same with CUDA_FORCE_PTX_JIT=1 (the kernels from the embedded PTX)"
+    find "$WORK/site" -name '*.so' -exec cuobjdump --list-elf --list-ptx {} \; | sed 's/^/  /' || true
+    CUDA_FORCE_PTX_JIT=1 PYTHONPATH="$WORK/site" python3 "$TOP/examples/torch-ext/tests/test_kernels.py" --device cuda --cpu-reference
+fi
 echo "== done: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
