@@ -123,6 +123,21 @@ static void parse_argv(const char *s, size_t len, struct jrnl *j)
     }
 }
 
+/* "KEY<TAB>fallback<TAB>WHY" (journal.h) */
+static void parse_fallback(const char *s, size_t len, struct jrnl *j)
+{
+    const char *end = s + len, *t1 = memchr(s, '\t', len);
+    const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(end - t1 - 1)) : NULL;
+    if (!t2) {
+        j->skipped++;
+        return;
+    }
+    if (j->fallbacks++ == 0) {
+        j->fallback_key = unescape(s, (size_t)(t1 - s));
+        j->fallback_why = unescape(t2 + 1, (size_t)(end - t2 - 1));
+    }
+}
+
 const struct strvec *jrnl_argv(const struct jrnl *j, const char *key)
 {
     for (size_t i = j->na; i-- > 0;)
@@ -156,6 +171,8 @@ int jrnl_load(const char *path, struct jrnl *j)
         }
         if ((size_t)(nl - s) > 5 && !memcmp(s, JOURNAL_ARGV_MAGIC "\t", 5)) {
             parse_argv(s + 5, (size_t)(nl - s) - 5, j);
+        } else if ((size_t)(nl - s) > 5 && !memcmp(s, JOURNAL_PIPE_MAGIC "\t", 5)) {
+            parse_fallback(s + 5, (size_t)(nl - s) - 5, j);
         } else if (parse_line(s, (size_t)(nl - s), &j->r[j->n]) == 0)
             j->n++;
         else if (nl > s)
@@ -180,6 +197,8 @@ void jrnl_release(struct jrnl *j)
         sv_clear(&j->a[i].argv);
     }
     free(j->a);
+    free(j->fallback_key);
+    free(j->fallback_why);
     memset(j, 0, sizeof *j);
 }
 

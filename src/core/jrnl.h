@@ -28,7 +28,10 @@ struct jrnl {
     size_t n;
     struct jargv *a;
     size_t na;
-    size_t skipped; /* lines that were not well-formed records */
+    size_t skipped;     /* lines that were not well-formed records */
+    size_t fallbacks;   /* SCP1 lines: reproducible TUs that ran as nvcc whole */
+    char *fallback_key; /* the first one's key and why, or NULL */
+    char *fallback_why;
 };
 
 /* Loads path (a missing file is an empty journal). 0 or an errno. */

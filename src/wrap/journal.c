@@ -58,6 +58,13 @@ void journal_format(const struct journal_rec *r, struct strbuf *out)
         }
         sb_addc(out, '\n');
     }
+    if (r->fallback && r->key) {
+        sb_adds(out, JOURNAL_PIPE_MAGIC "\t");
+        add_escaped(out, r->key);
+        sb_adds(out, "\tfallback\t");
+        add_escaped(out, r->fallback);
+        sb_addc(out, '\n');
+    }
 }
 
 int journal_append(int fd, const struct journal_rec *rec)

@@ -12,6 +12,9 @@
 #define JOURNAL_MAGIC "SCJ2"
 /* a TU compile's canonical arguments, the line after its record (shardcc explain) */
 #define JOURNAL_ARGV_MAGIC "SCA1"
+/* a reproducible TU that ran as nvcc whole instead of nvcc's plan, the line after its
+ * record ("SCP1<TAB>key<TAB>fallback<TAB>why"): docs/journal.md */
+#define JOURNAL_PIPE_MAGIC "SCP1"
 
 struct journal_rec {
     uint64_t wall_us;
@@ -29,10 +32,13 @@ struct journal_rec {
     const char *outcome;       /* ccache's outcome for a cached call (hit, miss, ...), or NULL */
     const char *result_key;    /* ccache's result key for a cached call, or NULL */
     const struct strvec *argv; /* a cached TU's canonical arguments, or NULL */
+    const char *fallback;      /* why a reproducible TU ran as nvcc whole (pipeline.h), or
+                                  NULL */
 };
 
 /* Formats rec as one line (fields escaped: \t \n \\), followed by its SCA1 line
- * ("SCA1<TAB>key<TAB>arg<TAB>arg...") when rec->argv is set. */
+ * ("SCA1<TAB>key<TAB>arg<TAB>arg...") when rec->argv is set, and its SCP1 line when
+ * rec->fallback is. */
 void journal_format(const struct journal_rec *rec, struct strbuf *out);
 /* Appends rec, with one write, to fd (from plat_open_append). 0 or an errno. */
 int journal_append(int fd, const struct journal_rec *rec);

@@ -46,6 +46,11 @@ struct wrap {
 static int fail(const struct wrap *w, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Why a reproducible TU ran as nvcc whole instead of nvcc's plan (pipeline.h), for its
+ * journal record; and the file in which ccache's child says so (PIPELINE_NOTE_ENV). */
+static struct strbuf fallback_why = STRBUF_INIT;
+static const char *pipeline_note;
+
 /* "link job" or "plain build": the job a refused link belongs to */
 static const char *job_name(const struct wrap *w)
 {
@@ -118,6 +123,7 @@ static char **child_env(const struct wrap *w, int flags, const char *logvar, con
                                                 strncmp(*e, "NVCC_APPEND_FLAGS=", 18) == 0))
             continue;
         if (strncmp(*e, PIPELINE_ENV "=", strlen(PIPELINE_ENV) + 1) == 0 ||
+            strncmp(*e, PIPELINE_NOTE_ENV "=", strlen(PIPELINE_NOTE_ENV) + 1) == 0 ||
             ((flags & CHILD_PIPELINE) && strncmp(*e, "CCACHE_COMPILERTYPE=", 20) == 0))
             continue;
         sv_push(&env, *e);
@@ -128,6 +134,10 @@ static char **child_env(const struct wrap *w, int flags, const char *logvar, con
         struct strbuf p = STRBUF_INIT;
         sb_addf(&p, "%s=%s", PIPELINE_ENV, w->real);
         sv_push_owned(&env, sb_detach(&p));
+        if (pipeline_note) {
+            sb_addf(&p, "%s=%s", PIPELINE_NOTE_ENV, pipeline_note);
+            sv_push_owned(&env, sb_detach(&p));
+        }
     }
     struct strbuf d = STRBUF_INIT;
     sb_addf(&d, "SHARDCC_DEPTH=%d", w->depth + 1);
@@ -316,6 +326,7 @@ static int run_plain(const struct wrap *w, const struct call *call, int argc, ch
                     "shardcc: nvcc seat: note: %s: nvcc runs whole, with --objdir-as-tempdir\n",
                     sb_str(&why));
             sv_push(&v, "--objdir-as-tempdir");
+            sb_add_printable(&fallback_why, sb_str(&why));
         }
         sb_release(&why);
     }
@@ -495,8 +506,36 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
      * it): ccache's full log has it. Elsewhere only the outcome counts, and the few lines
      * of the stats log cost a cache hit less. */
     const char *logvar = w->cfg.phase == PHASE_SHARD ? "CCACHE_LOGFILE" : "CCACHE_STATSLOG";
+    /* the pipeline, as ccache's child, says in a file of ours when it ran nvcc whole */
+    struct strbuf note = STRBUF_INIT;
+    int nfd = -1;
+    if (ccache_flags & CHILD_PIPELINE) {
+        nfd = plat_memfd("shardcc-pipeline-note");
+        if (nfd >= 0) {
+            sb_addf(&note, "/dev/fd/%d", nfd);
+        } else {
+            const char *tmp = getenv("TMPDIR");
+            sb_addf(&note, "%s/shardcc-pipeline-%ld.note",
+                    tmp && *tmp && plat_is_dir(tmp) ? tmp : "/tmp", plat_pid());
+            plat_unlink(sb_str(&note));
+        }
+        pipeline_note = sb_str(&note);
+    }
     int st = run_child(w, sb_str(&ccache), sv_argv(&v), ccache_flags, logvar, sb_str(&log));
     collect_ccache_log(logvar, mfd, sb_str(&log), outcome);
+    if (pipeline_note) {
+        struct strbuf text = STRBUF_INIT;
+        if ((nfd >= 0 ? plat_read_fd(nfd, &text) : plat_read_file(sb_str(&note), &text)) == 0 &&
+            strncmp(sb_str(&text), "fallback\t", 9) == 0) {
+            const char *why = sb_str(&text) + 9, *nl = strchr(why, '\n');
+            sb_add(&fallback_why, why, nl ? (size_t)(nl - why) : strlen(why));
+        }
+        if (nfd < 0)
+            plat_unlink(sb_str(&note));
+        sb_release(&text);
+        pipeline_note = NULL;
+    }
+    sb_release(&note);
     sb_release(&log);
     return st;
 }
@@ -685,6 +724,7 @@ static int journal_link(const struct wrap *w, int fd, const char *hollow, const 
                             0,
                             hollow,
                             output,
+                            NULL,
                             NULL,
                             NULL,
                             NULL};
@@ -964,7 +1004,8 @@ int main(int argc, char **argv)
                                         (call.action == ACTION_CACHE || call.action == ACTION_PIN ||
                                          call.action == ACTION_DEVICE)
                                     ? &call.argv
-                                    : NULL};
+                                    : NULL,
+                                fallback_why.len ? sb_str(&fallback_why) : NULL};
         status = journal_finish(&w, journal_fd, w.journal, &r, status);
     }
     return status;

@@ -407,7 +407,17 @@ int pipeline_main(const char *nvcc, int argc, char **argv)
         fprintf(stderr, "shardcc: nvcc seat: note: %s: nvcc runs whole, with --objdir-as-tempdir\n",
                 sb_str(&why));
         sv_push(&v, "--objdir-as-tempdir");
+        const char *note = getenv(PIPELINE_NOTE_ENV);
+        if (note && *note) {
+            struct strbuf line = STRBUF_INIT;
+            sb_adds(&line, "fallback\t");
+            sb_add_printable(&line, sb_str(&why));
+            sb_addc(&line, '\n');
+            plat_append_record(note, line.buf, line.len);
+            sb_release(&line);
+        }
     }
+    unsetenv(PIPELINE_NOTE_ENV);
     plat_exec(nvcc, sv_argv(&v), plat_environ());
     fprintf(stderr, "shardcc: nvcc seat: cannot run %s: %s\n", nvcc, strerror(errno));
     return 1;

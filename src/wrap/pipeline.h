@@ -49,6 +49,11 @@
  * call is then deterministic as it is); nothing was written in either case. */
 int pipeline_run(const char *nvcc, int argc, char **argv, struct strbuf *why);
 
+/* The file (named by the seat for ccache's child) where the pipeline writes
+ * "fallback<TAB>WHY" when it ran nvcc whole instead: the seat journals it (journal(5),
+ * SCP1 lines). */
+#define PIPELINE_NOTE_ENV "SHARDCC_PIPELINE_NOTE"
+
 /* Whether nvcc ARGS compiles to an object, with temporaries nvcc would name tmpxft_*: the
  * calls the pipeline is for, and that otherwise run with --objdir-as-tempdir. */
 int pipeline_compiles(int argc, char **argv);

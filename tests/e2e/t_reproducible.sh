@@ -8,8 +8,8 @@
 # which fails (exit 3, naming the file) on a product that differs. The objects are a plain
 # nvcc build's up to nvcc's temp names (shardcc compare). With --no-reproducible two such
 # builds differ. A link job without it over shards made with it, and a merge of shards
-# made with and without it, are refused (exit 3); a bad SHARDCC_REPRODUCIBLE is refused
-# (exit 2).
+# made with and without it, are refused (exit 3); a plan the seat cannot read runs nvcc
+# whole, said, journaled and warned of; a bad SHARDCC_REPRODUCIBLE is refused (exit 2).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 mkdir -p proj/src
@@ -118,6 +118,26 @@ TINY='rm -rf out && mkdir out && "$CUDACXX" -c a.cu -o out/a.o && printf %s "$SH
 expect_fail 3 "shardcc local: --compare: the link job's \"out/libm.a\" is not the unsharded build's byte for byte" \
     shardcc local -n 1 --compare out -- sh -c "$TINY"
 cd ../proj
+
+# a plan the seat cannot read (nvcc's warning for -arch=native on a host without a GPU):
+# nvcc runs whole with --objdir-as-tempdir, said on stderr, journaled (SCP1) and warned of
+nvcc -dryrun -arch=native -c src/a.cu -o "$T/n.o" >"$T/native.plan" 2>&1 || true
+if grep -q "Cannot find valid GPU" "$T/native.plan"; then
+    mkdir -p ../native && cp src/a.cu ../native/ && cd ../native
+    NATIVE='rm -rf out && mkdir out && "$CUDACXX" -arch=native -c a.cu -o out/a.o'
+    shardcc shard --shard 1/1 --cell native --artifact ../art-native --journal "$T/native.tsv" \
+        -- sh -c "$NATIVE" >"$T/native.out" 2>&1 || fail "shard with -arch=native: $(tail -5 "$T/native.out")"
+    grep -q "nvcc runs whole, with --objdir-as-tempdir" "$T/native.out" ||
+        fail "no note of the fallback: $(cat "$T/native.out")"
+    grep -q "warning: 1 TU compile ran as nvcc whole, with --objdir-as-tempdir, not as nvcc's plan" "$T/native.out" ||
+        fail "no warning from shardcc shard: $(cat "$T/native.out")"
+    expect_eq "the fallback journaled (SCP1, with nvcc's message)" \
+        "$(awk -F'\t' '$1 == "SCP1" && $2 == "a.cu" && $3 == "fallback" && $4 ~ /Cannot find valid GPU/' "$T/native.tsv" | wc -l)" "1"
+    [ -s out/a.o ] || fail "no object from the fallback"
+    cd ../proj
+else
+    ok "a GPU here: -arch=native resolves, so its plan is read and no fallback is exercised"
+fi
 
 eval "$(shardcc env --root . --reproducible)"
 SHARDCC_REPRODUCIBLE=yes expect_fail 2 'SHARDCC_REPRODUCIBLE="yes" is not 1' \

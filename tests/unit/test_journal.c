@@ -27,6 +27,7 @@ static void test_format(void **state)
                             "o\\x.o",
                             "hit",
                             "89d36m1m5rvkes48dc7phaju4ecmo8m9m",
+                            NULL,
                             NULL};
     struct strbuf sb = STRBUF_INIT;
     journal_format(&r, &sb);
@@ -34,8 +35,8 @@ static void test_format(void **state)
                         "SCJ2\t1700000000000000\t42\tnvcc\tshard\t2/4\ttu\tcache\t0\t123"
                         "\t3\tsrc/a\\tb.cu\to\\\\x.o\thit\t89d36m1m5rvkes48dc7phaju4ecmo8m9m\n");
     sb_reset(&sb);
-    struct journal_rec o = {1, 1, SEAT_CXX, PHASE_LINK, 0,    0,    KIND_INFO, ACTION_DIRECT,
-                            1, 5, 0,        NULL,       NULL, NULL, NULL,      NULL};
+    struct journal_rec o = {1, 1, SEAT_CXX, PHASE_LINK, 0,    0,    KIND_INFO, ACTION_DIRECT, 1,
+                            5, 0, NULL,     NULL,       NULL, NULL, NULL,      NULL};
     journal_format(&o, &sb);
     assert_string_equal(sb_str(&sb),
                         "SCJ2\t1\t1\tc++\tlink\t0/0\tinfo\tdirect\t1\t5\t-\t-\t-\t-\t-\n");
@@ -50,6 +51,13 @@ static void test_format(void **state)
     const char *nl = strchr(sb_str(&sb), '\n');
     assert_non_null(nl);
     assert_string_equal(nl + 1, "SCA1\tsrc/a\\tb.cu\t-DX=a\\tb\t\t-\n");
+    /* a reproducible TU that ran as nvcc whole: its SCP1 line, after the arguments */
+    sb_reset(&sb);
+    r.fallback = "nvcc -dryrun line 2: not a step\tx";
+    journal_format(&r, &sb);
+    nl = strchr(strchr(sb_str(&sb), '\n') + 1, '\n');
+    assert_string_equal(nl + 1,
+                        "SCP1\tsrc/a\\tb.cu\tfallback\tnvcc -dryrun line 2: not a step\\tx\n");
     sv_clear(&av);
     sb_release(&sb);
 }
