@@ -5,7 +5,8 @@
 # default options and the generator pinned. The unsharded build and the link job each run
 # the fixture's CTest tests on the GPU (CORPUS_GPU_TESTS=ON: every kernel against its CPU
 # reference); then every executable and library of the link job is compared with the
-# unsharded build's. Needs .gpu/ from scripts/gpu-carry.sh.
+# unsharded build's, byte for byte (reproducible by default). Needs .gpu/ from
+# scripts/gpu-carry.sh.
 #   scripts/gpu-corpus-check.sh [OUT_DIR]     writes OUT_DIR/gpu-corpus-check.txt
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,10 +42,11 @@ done
 "$WORK/tree-link/src/rdc/nbody"
 "$WORK/tree-link/src/driver/driver_launch"
 "$WORK/tree-link/src/ptx/ptx_info"
-echo "== shardcc compare: the link job's executables and libraries against the unsharded build's"
+echo "== shardcc compare --exact: the link job's executables and libraries against the unsharded build's"
+echo "   (every job reproducible, the default: byte for byte, nothing masked)"
 n=0
 for f in $(cd "$WORK/tree-link" && find . -path '*/CMakeFiles' -prune -o -type f \( -perm -u+x -o -name '*.so' -o -name '*.a' \) -print | sort); do
-    shardcc compare "$WORK/tree-link/$f" "$WORK/tree-plain/$f"
+    shardcc compare --exact "$WORK/tree-link/$f" "$WORK/tree-plain/$f"
     n=$((n + 1))
 done
-echo "== $n files the same as the unsharded build's"
+echo "== $n files the same as the unsharded build's, byte for byte"
