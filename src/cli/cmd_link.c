@@ -222,12 +222,7 @@ int cmd_link(int argc, char **argv)
     }
     struct jstats s;
     jrnl_stats(&j, &s);
-    if (j.fallbacks)
-        report_warning(CMD,
-                       "%zu TU compile%s ran as nvcc whole, with --objdir-as-tempdir, not as "
-                       "nvcc's plan (reproducible, but not a plain nvcc's bytes up to temp "
-                       "names), the first %s: %s",
-                       j.fallbacks, j.fallbacks == 1 ? "" : "s", j.fallback_key, j.fallback_why);
+    jrnl_warn_fallbacks(&j, CMD);
     size_t misses = s.cached - s.hits;
     json_t *miss_list = json_array();
     for (size_t k = 0; k < j.n; k++) {

@@ -335,12 +335,7 @@ int cmd_shard(int argc, char **argv)
     }
     struct jstats s;
     jrnl_stats(&j, &s);
-    if (j.fallbacks)
-        report_warning(CMD,
-                       "%zu TU compile%s ran as nvcc whole, with --objdir-as-tempdir, not as "
-                       "nvcc's plan (reproducible, but not a plain nvcc's bytes up to temp "
-                       "names), the first %s: %s",
-                       j.fallbacks, j.fallbacks == 1 ? "" : "s", j.fallback_key, j.fallback_why);
+    jrnl_warn_fallbacks(&j, CMD);
     if (j.skipped)
         report_warning(CMD,
                        "%zu lines of the journal \"%s\" are not %s records (torn, or "

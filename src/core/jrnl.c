@@ -1,5 +1,6 @@
 /* jrnl: parsing journal lines (15 tab-separated fields, escaped text) and counting. */
 #include "jrnl.h"
+#include "job.h"
 #include "journal.h"
 #include "platform.h"
 #include "strbuf.h"
@@ -136,6 +137,17 @@ static void parse_fallback(const char *s, size_t len, struct jrnl *j)
         j->fallback_key = unescape(s, (size_t)(t1 - s));
         j->fallback_why = unescape(t2 + 1, (size_t)(end - t2 - 1));
     }
+}
+
+void jrnl_warn_fallbacks(const struct jrnl *j, const char *cmd)
+{
+    if (j->fallbacks)
+        report_warning(cmd,
+                       "%zu TU compile%s ran as nvcc whole, with --objdir-as-tempdir, not as "
+                       "nvcc's plan (reproducible, but not a plain nvcc's bytes up to temp "
+                       "names), the first %s: %s",
+                       j->fallbacks, j->fallbacks == 1 ? "" : "s", j->fallback_key,
+                       j->fallback_why);
 }
 
 const struct strvec *jrnl_argv(const struct jrnl *j, const char *key)

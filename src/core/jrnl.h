@@ -37,6 +37,9 @@ struct jrnl {
 /* Loads path (a missing file is an empty journal). 0 or an errno. */
 int jrnl_load(const char *path, struct jrnl *j);
 void jrnl_release(struct jrnl *j);
+/* Warns (report_warning, as cmd) of the journal's SCP1 lines, if any: reproducible TUs
+ * that ran as nvcc whole. */
+void jrnl_warn_fallbacks(const struct jrnl *j, const char *cmd);
 /* The arguments the journal recorded last for key, or NULL. */
 const struct strvec *jrnl_argv(const struct jrnl *j, const char *key);
 

@@ -455,6 +455,24 @@ static void key_nvcc_spelling(const struct wrap *w)
     sb_release(&sb);
 }
 
+/* A file a child writes for us: a file in memory named NAME (its fd returned, path
+ * /dev/fd/N) where there is one, else TMPDIR/STEM-PID.SUFFIX (/tmp when TMPDIR is unset,
+ * empty or not a directory), removed first, -1 returned. */
+static int side_file(const char *name, const char *stem, const char *suffix, struct strbuf *path)
+{
+    int fd = plat_memfd(name);
+    if (fd >= 0) {
+        sb_addf(path, "/dev/fd/%d", fd);
+        return fd;
+    }
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || !plat_is_dir(tmp))
+        tmp = "/tmp";
+    sb_addf(path, "%s/%s-%ld.%s", tmp, stem, plat_pid(), suffix);
+    plat_unlink(sb_str(path));
+    return -1;
+}
+
 /* Runs the call through ccache. With a journal, ccache logs this call to a log of its own
  * (a file in memory where there is one, else a file in TMPDIR) so that the journal can
  * record the outcome and the result key. */
@@ -492,16 +510,7 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     if (!w->journal)
         return run_child(w, sb_str(&ccache), sv_argv(&v), ccache_flags, NULL, NULL);
     struct strbuf log = STRBUF_INIT;
-    int mfd = plat_memfd("shardcc-ccache-log");
-    if (mfd >= 0) {
-        sb_addf(&log, "/dev/fd/%d", mfd);
-    } else {
-        const char *tmp = getenv("TMPDIR");
-        if (!tmp || !*tmp || !plat_is_dir(tmp))
-            tmp = "/tmp";
-        sb_addf(&log, "%s/shardcc-ccache-%ld.log", tmp, plat_pid());
-        plat_unlink(sb_str(&log));
-    }
+    int mfd = side_file("shardcc-ccache-log", "shardcc-ccache", "log", &log);
     /* A shard's manifest names each TU's result key (merge names a nondeterministic TU by
      * it): ccache's full log has it. Elsewhere only the outcome counts, and the few lines
      * of the stats log cost a cache hit less. */
@@ -510,15 +519,7 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     struct strbuf note = STRBUF_INIT;
     int nfd = -1;
     if (ccache_flags & CHILD_PIPELINE) {
-        nfd = plat_memfd("shardcc-pipeline-note");
-        if (nfd >= 0) {
-            sb_addf(&note, "/dev/fd/%d", nfd);
-        } else {
-            const char *tmp = getenv("TMPDIR");
-            sb_addf(&note, "%s/shardcc-pipeline-%ld.note",
-                    tmp && *tmp && plat_is_dir(tmp) ? tmp : "/tmp", plat_pid());
-            plat_unlink(sb_str(&note));
-        }
+        nfd = side_file("shardcc-pipeline-note", "shardcc-pipeline", "note", &note);
         pipeline_note = sb_str(&note);
     }
     int st = run_child(w, sb_str(&ccache), sv_argv(&v), ccache_flags, logvar, sb_str(&log));
