@@ -228,11 +228,21 @@ int cmd_link(int argc, char **argv)
     for (size_t k = 0; k < j.n; k++) {
         const struct jrec *r = &j.r[k];
         if (jrec_is_tu(r) && strcmp(r->action, "stub") &&
-            (r->status != 0 || !r->outcome || strcmp(r->outcome, "hit"))) {
-            const char *why = r->status ? "failed" : r->outcome ? r->outcome : "no ccache outcome";
-            fprintf(stderr, "  miss: %s (%s)\n", r->key ? r->key : "?", why);
-            json_array_append_new(
-                miss_list, json_pack("{s:s, s:s}", "key", r->key ? r->key : "?", "reason", why));
+            (r->status != 0 || !r->outcome ||
+             (strcmp(r->outcome, "hit") && strcmp(r->outcome, "assembled")))) {
+            struct strbuf why = STRBUF_INIT;
+            sb_adds(&why, r->status ? "failed" : r->outcome ? r->outcome : "no ccache outcome");
+            /* a split TU: the device items the store did not have, and their owners */
+            for (size_t q = 0, n = 0; q < j.nitems; q++) {
+                const struct jitem *it = &j.items[q];
+                if (it->rec == k && strcmp(it->outcome, "hit") != 0)
+                    sb_addf(&why, "%s%s",
+                            n++ ? ", " : ": items not in the shards' store: ", it->name);
+            }
+            fprintf(stderr, "  miss: %s (%s)\n", r->key ? r->key : "?", sb_str(&why));
+            json_array_append_new(miss_list, json_pack("{s:s, s:s}", "key", r->key ? r->key : "?",
+                                                       "reason", sb_str(&why)));
+            sb_release(&why);
         }
     }
     struct jtime jt;

@@ -97,6 +97,19 @@ static size_t lost_results(const struct jrnl *j, const struct cache_entry *e, si
         if (lost++ < 10)
             sb_addf(names, "%s%s", lost > 1 ? ", " : "", r->key ? r->key : "?");
     }
+    /* the device items of split TUs that this shard stored, or found stored */
+    for (size_t k = 0; k < j->nitems; k++) {
+        const struct jitem *it = &j->items[k];
+        const struct jrec *r = &j->r[it->rec];
+        if (!it->key || it->owner != r->shard ||
+            (strcmp(it->outcome, "stored") && strcmp(it->outcome, "present")))
+            continue;
+        const char *want = it->key;
+        if (bsearch(&want, have, nh, sizeof *have, cstr_cmp))
+            continue;
+        if (lost++ < 10)
+            sb_addf(names, "%s%s#%s", lost > 1 ? ", " : "", r->key ? r->key : "?", it->name);
+    }
     if (lost > 10)
         sb_addf(names, ", and %zu more", lost - 10);
     for (size_t k = 0; k < nh; k++)
@@ -118,14 +131,32 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     for (size_t k = 0; k < j->n; k++) {
         const struct jrec *r = &j->r[k];
         if (jrec_is_tu(r)) {
-            json_t *t = json_pack("{s:s?, s:s, s:f, s:i, s:o, s:o}", "key", r->key, "decision",
-                                  strcmp(r->action, "stub") ? "owned" : "stubbed", "seconds",
-                                  (double)r->dur_us / 1e6, "status", r->status, "outcome",
-                                  str_or_null(r->outcome), "result", str_or_null(r->result_key));
+            const char *decision = !strcmp(r->action, "stub")    ? "stubbed"
+                                   : !strcmp(r->action, "split") ? "split"
+                                                                 : "owned";
+            json_t *t =
+                json_pack("{s:s?, s:s, s:f, s:i, s:o, s:o}", "key", r->key, "decision", decision,
+                          "seconds", (double)r->dur_us / 1e6, "status", r->status, "outcome",
+                          str_or_null(r->outcome), "result", str_or_null(r->result_key));
             if (!strcmp(r->action, "pin")) /* compiled in every shard (--pin) */
                 json_object_set_new(t, "pinned", json_true());
             if (!strcmp(r->action, "device")) /* device code only: made in every shard */
                 json_object_set_new(t, "device", json_true());
+            /* a split TU's device items: who owns each, and what this shard's cost */
+            json_t *items = NULL;
+            for (size_t q = 0; q < j->nitems; q++) {
+                const struct jitem *it = &j->items[q];
+                if (it->rec != k)
+                    continue;
+                if (!items)
+                    items = json_array();
+                json_array_append_new(
+                    items, json_pack("{s:s, s:s, s:i, s:s, s:f, s:o}", "item", it->name, "real",
+                                     it->real, "owner", it->owner, "outcome", it->outcome,
+                                     "seconds", (double)it->us / 1e6, "key", str_or_null(it->key)));
+            }
+            if (items)
+                json_object_set_new(t, "items", items);
             /* what the owner ran: shardcc explain compares the link job's with it */
             const struct strvec *av =
                 strcmp(r->action, "stub") && r->key ? jrnl_argv(j, r->key) : NULL;

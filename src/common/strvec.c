@@ -45,3 +45,11 @@ void sv_clear(struct strvec *sv)
     sv->v = NULL;
     sv->n = sv->alloc = 0;
 }
+
+int sv_has(const struct strvec *sv, const char *s)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        if (strcmp(sv->v[i], s) == 0)
+            return 1;
+    return 0;
+}

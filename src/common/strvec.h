@@ -22,6 +22,8 @@ void sv_pushv(struct strvec *sv, char *const *v, size_t n);
 /* The NULL-terminated array (a static empty one for an empty vector). */
 char **sv_argv(struct strvec *sv);
 void sv_clear(struct strvec *sv);
+/* Whether s is one of sv's strings. */
+int sv_has(const struct strvec *sv, const char *s);
 /* qsort comparator for an array of C strings (char * or const char *), by strcmp. */
 int cstr_cmp(const void *a, const void *b);
 

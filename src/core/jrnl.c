@@ -124,13 +124,49 @@ static void parse_argv(const char *s, size_t len, struct jrnl *j)
     }
 }
 
-/* "KEY<TAB>fallback<TAB>WHY" (journal.h) */
-static void parse_fallback(const char *s, size_t len, struct jrnl *j)
+/* "KEY<TAB>item<TAB>NAME<TAB>REAL<TAB>OWNER<TAB>OUTCOME<TAB>US<TAB>ITEMKEY" after its record
+ * (journal.h); fields from the one after "item" */
+static void parse_item(const char *s, size_t len, struct jrnl *j)
+{
+    const char *f[6], *end = s + len;
+    size_t fl[6], k = 0;
+    for (; k < 6; k++) {
+        const char *t = memchr(s, '\t', (size_t)(end - s));
+        f[k] = s;
+        fl[k] = (size_t)((t ? t : end) - s);
+        if (!t)
+            break;
+        s = t + 1;
+    }
+    uint64_t owner, us;
+    if (k != 5 || j->n == 0 || memchr(f[5], '\t', fl[5]) ||
+        field_u64(f[2], fl[2], 100000, &owner) || field_u64(f[4], fl[4], UINT64_MAX / 2, &us)) {
+        j->skipped++;
+        return;
+    }
+    if (j->nitems % 64 == 0)
+        j->items = xrealloc(j->items, (j->nitems + 64) * sizeof *j->items);
+    struct jitem *it = &j->items[j->nitems++];
+    it->rec = j->n - 1;
+    it->name = unescape(f[0], fl[0]);
+    it->real = unescape(f[1], fl[1]);
+    it->owner = (int)owner;
+    it->outcome = unescape(f[3], fl[3]);
+    it->us = us;
+    it->key = unescape(f[5], fl[5]);
+}
+
+/* "KEY<TAB>fallback<TAB>WHY" or a split TU's item line (journal.h) */
+static void parse_pipe(const char *s, size_t len, struct jrnl *j)
 {
     const char *end = s + len, *t1 = memchr(s, '\t', len);
     const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(end - t1 - 1)) : NULL;
     if (!t2) {
         j->skipped++;
+        return;
+    }
+    if (t2 - t1 - 1 == 4 && !memcmp(t1 + 1, "item", 4)) {
+        parse_item(t2 + 1, (size_t)(end - t2 - 1), j);
         return;
     }
     if (j->fallbacks++ == 0) {
@@ -184,7 +220,7 @@ int jrnl_load(const char *path, struct jrnl *j)
         if ((size_t)(nl - s) > 5 && !memcmp(s, JOURNAL_ARGV_MAGIC "\t", 5)) {
             parse_argv(s + 5, (size_t)(nl - s) - 5, j);
         } else if ((size_t)(nl - s) > 5 && !memcmp(s, JOURNAL_PIPE_MAGIC "\t", 5)) {
-            parse_fallback(s + 5, (size_t)(nl - s) - 5, j);
+            parse_pipe(s + 5, (size_t)(nl - s) - 5, j);
         } else if (parse_line(s, (size_t)(nl - s), &j->r[j->n]) == 0)
             j->n++;
         else if (nl > s)
@@ -211,6 +247,13 @@ void jrnl_release(struct jrnl *j)
     free(j->a);
     free(j->fallback_key);
     free(j->fallback_why);
+    for (size_t i = 0; i < j->nitems; i++) {
+        free(j->items[i].name);
+        free(j->items[i].real);
+        free(j->items[i].outcome);
+        free(j->items[i].key);
+    }
+    free(j->items);
     memset(j, 0, sizeof *j);
 }
 
@@ -237,7 +280,10 @@ void jrnl_stats(const struct jrnl *j, struct jstats *s)
             s->refused += !strcmp(r->action, "refused");
         } else if (jrec_is_tu(r)) {
             s->tu++;
-            if (!strcmp(r->action, "stub")) {
+            s->split += !strcmp(r->action, "split");
+            if (!strcmp(r->action, "stub") ||
+                (!strcmp(r->action, "split") && !strcmp(r->phase, "shard") &&
+                 r->owner != r->shard)) { /* a split TU this shard owned no item of */
                 s->stubbed++;
             } else {
                 s->cached++;
@@ -246,7 +292,8 @@ void jrnl_stats(const struct jrnl *j, struct jstats *s)
                 s->cached_seconds += (double)r->dur_us / 1e6;
                 if (r->status != 0)
                     s->failed++;
-                else if (r->outcome && !strcmp(r->outcome, "hit"))
+                else if (r->outcome &&
+                         (!strcmp(r->outcome, "hit") || !strcmp(r->outcome, "assembled")))
                     s->hits++;
             }
         }

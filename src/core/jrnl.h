@@ -23,6 +23,14 @@ struct jargv {
     struct strvec argv;
 };
 
+/* A split TU's device item (an SCP1 item line, after its record). */
+struct jitem {
+    size_t rec;                        /* the index of its TU's record */
+    char *name, *real, *outcome, *key; /* key NULL when "-" */
+    int owner;
+    uint64_t us;
+};
+
 struct jrnl {
     struct jrec *r;
     size_t n;
@@ -32,6 +40,8 @@ struct jrnl {
     size_t fallbacks;   /* SCP1 lines: reproducible TUs that ran as nvcc whole */
     char *fallback_key; /* the first one's key and why, or NULL */
     char *fallback_why;
+    struct jitem *items; /* split TUs' device items */
+    size_t nitems;
 };
 
 /* Loads path (a missing file is an empty journal). 0 or an errno. */
@@ -45,13 +55,16 @@ const struct strvec *jrnl_argv(const struct jrnl *j, const char *key);
 
 struct jstats {
     size_t tu;      /* TU compiles seen (cached or stubbed) */
-    size_t cached;  /* TU compiles run through ccache (owned, or any in the link phase) */
+    size_t cached;  /* TU compiles run through ccache (owned, or any in the link phase), and
+                       split TUs a shard owned items of, or the link job assembled */
     size_t stubbed; /* TU compiles written as stubs */
-    size_t hits;    /* cached TU compiles that were cache hits */
+    size_t hits;    /* cached TU compiles that were cache hits, and split TUs the link job
+                       assembled with every item from the store */
     size_t failed;  /* cached TU compiles that exited non-zero */
     size_t probes, others, infos;
     size_t pinned;               /* cached TU compiles that were pinned (every shard) */
     size_t device;               /* device-code-only outputs (-fatbin, -ptx...; every job) */
+    size_t split;                /* split TUs (their device items owned by shards) */
     size_t links;                /* the linker seat's calls */
     size_t placeholders, hollow; /* executables written as placeholders; libraries and
                                     relocatable objects linked with stub inputs */

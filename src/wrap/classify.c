@@ -20,8 +20,8 @@ const char *kind_name(enum call_kind k)
 
 const char *action_name(enum call_action a)
 {
-    static const char *const n[] = {"cache",  "stub",        "direct",  "pin",   "link",
-                                    "hollow", "placeholder", "refused", "device"};
+    static const char *const n[] = {"cache",  "stub",        "direct",  "pin",    "link",
+                                    "hollow", "placeholder", "refused", "device", "split"};
     return n[a];
 }
 

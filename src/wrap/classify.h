@@ -16,7 +16,9 @@ enum call_kind { KIND_TU, KIND_PROBE, KIND_INFO, KIND_OTHER, KIND_LINK };
  * with stub inputs, unresolved symbols allowed), ACTION_PLACEHOLDER (an executable written
  * as a placeholder), ACTION_REFUSED (stub inputs in the link job). ACTION_DEVICE: a
  * device-code-only output (-fatbin, -ptx, ...: devcode.h), made in every shard and the link
- * job through the seat's own store. */
+ * job through the seat's own store. ACTION_SPLIT: a TU whose device items shards own
+ * (split.h): a shard runs the ones it owns into the store and writes the stub, the link job
+ * assembles the object from the store. */
 enum call_action {
     ACTION_CACHE,
     ACTION_STUB,
@@ -26,7 +28,8 @@ enum call_action {
     ACTION_HOLLOW,
     ACTION_PLACEHOLDER,
     ACTION_REFUSED,
-    ACTION_DEVICE
+    ACTION_DEVICE,
+    ACTION_SPLIT
 };
 
 /* What an nvcc call of kind other links: nothing, device code only (-dlink: a host object

@@ -199,14 +199,6 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static int sv_has(const struct strvec *sv, const char *s)
-{
-    for (size_t i = 0; i < sv->n; i++)
-        if (strcmp(sv->v[i], s) == 0)
-            return 1;
-    return 0;
-}
-
 /* Whether an argv has the word w after its tool. */
 static int has_word(const struct strvec *a, const char *w)
 {

@@ -65,6 +65,20 @@ void journal_format(const struct journal_rec *r, struct strbuf *out)
         add_escaped(out, r->fallback);
         sb_addc(out, '\n');
     }
+    for (size_t i = 0; r->key && i < r->nitems; i++) {
+        const struct split_item *it = &r->items[i];
+        sb_adds(out, JOURNAL_PIPE_MAGIC "\t");
+        add_escaped(out, r->key);
+        sb_adds(out, "\titem\t");
+        add_escaped(out, it->name);
+        sb_addc(out, '\t');
+        add_escaped(out, it->real);
+        sb_addf(out, "\t%d\t", it->owner);
+        add_escaped(out, it->outcome);
+        sb_addf(out, "\t%" PRIu64 "\t", it->us);
+        add_escaped(out, it->key);
+        sb_addc(out, '\n');
+    }
 }
 
 int journal_append(int fd, const struct journal_rec *rec)

@@ -7,13 +7,16 @@
 #include <stdint.h>
 
 #include "classify.h"
+#include "split.h"
 #include "strvec.h"
 
 #define JOURNAL_MAGIC "SCJ2"
 /* a TU compile's canonical arguments, the line after its record (shardcc explain) */
 #define JOURNAL_ARGV_MAGIC "SCA1"
 /* a reproducible TU that ran as nvcc whole instead of nvcc's plan, the line after its
- * record ("SCP1<TAB>key<TAB>fallback<TAB>why"): docs/journal.md */
+ * record ("SCP1<TAB>key<TAB>fallback<TAB>why"); and a split TU's device items, a line each
+ * ("SCP1<TAB>key<TAB>item<TAB>name<TAB>real<TAB>owner<TAB>outcome<TAB>us<TAB>item key"):
+ * docs/journal.md */
 #define JOURNAL_PIPE_MAGIC "SCP1"
 
 struct journal_rec {
@@ -34,11 +37,13 @@ struct journal_rec {
     const struct strvec *argv; /* a cached TU's canonical arguments, or NULL */
     const char *fallback;      /* why a reproducible TU ran as nvcc whole (pipeline.h), or
                                   NULL */
+    const struct split_item *items; /* a split TU's device items, or NULL */
+    size_t nitems;
 };
 
 /* Formats rec as one line (fields escaped: \t \n \\), followed by its SCA1 line
  * ("SCA1<TAB>key<TAB>arg<TAB>arg...") when rec->argv is set, and its SCP1 line when
- * rec->fallback is. */
+ * rec->fallback is, and an SCP1 line per item. */
 void journal_format(const struct journal_rec *rec, struct strbuf *out);
 /* Appends rec, with one write, to fd (from plat_open_append). 0 or an errno. */
 int journal_append(int fd, const struct journal_rec *rec);

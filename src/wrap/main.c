@@ -445,9 +445,11 @@ static void cover_ccbin(const struct call *call)
  * each other's objects. */
 static void key_nvcc_spelling(const struct wrap *w)
 {
+    static int done; /* once: a split's store and then ccache both read it */
     const char *check = getenv("CCACHE_COMPILERCHECK");
-    if (w->seat != SEAT_NVCC || !check || strncmp(check, "string:", 7) != 0)
+    if (done || w->seat != SEAT_NVCC || !check || strncmp(check, "string:", 7) != 0)
         return;
+    done = 1;
     struct strbuf sb = STRBUF_INIT;
     /* the pipeline's objects are not plain nvcc's bytes (pipeline.h): their own keys */
     sb_addf(&sb, "%s nvcc=%s%s", check, w->real, w->cfg.reproducible ? " pipeline=1" : "");
@@ -638,6 +640,146 @@ out:
     return st;
 }
 
+/* Before the seat runs nvcc's plan itself (not as ccache's child, whose environment
+ * child_env makes): NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS are in the arguments already
+ * (nvcc -dryrun would add them twice), and the steps' compilers are one level deeper (a
+ * -ccbin that is a host seat passes them on). */
+static void enter_pipeline(const struct wrap *w)
+{
+    char depth[16];
+    unsetenv("NVCC_PREPEND_FLAGS");
+    unsetenv("NVCC_APPEND_FLAGS");
+    snprintf(depth, sizeof depth, "%d", w->depth + 1);
+    setenv("SHARDCC_DEPTH", depth, 1);
+}
+
+/* Whether the call's architecture options could name min real architectures or more: a
+ * count that never falls short (each option and each comma of its value counts one; "all",
+ * "all-major" and "native" count as many), so that nvcc -dryrun runs only where it may tell
+ * a split. */
+static int may_split(const struct call *call, int min)
+{
+    static const char *const arch_opts[] = {"--generate-code", "-gencode",   "--gpu-architecture",
+                                            "-arch",           "--gpu-code", "-code"};
+    int n = 0;
+    for (size_t i = 0; i < call->argv.n; i++) {
+        const char *value = NULL;
+        const char *arg = call->argv.v[i];
+        const struct opt *o = arg[0] == '-' ? opt_match(&nvcc_options, arg, &value) : NULL;
+        if (!o)
+            continue;
+        if (o->flags & OPT_ARG && !value && !(o->flags & OPT_EQ_ONLY) && i + 1 < call->argv.n)
+            value = call->argv.v[++i];
+        const char *name = o->rewrite ? o->rewrite : o->name;
+        int is_arch = 0;
+        for (size_t k = 0; k < sizeof arch_opts / sizeof *arch_opts; k++)
+            is_arch |= strcmp(name, arch_opts[k]) == 0 || strcmp(o->name, arch_opts[k]) == 0;
+        if (!is_arch || !value)
+            continue;
+        if (strstr(value, "all") || strstr(value, "native"))
+            return 1;
+        n++;
+        for (const char *c = value; *c; c++)
+            n += *c == ',';
+    }
+    return n >= min;
+}
+
+/* Whether the plan names items of key ("KEY#compute_90"). */
+static int plan_splits(const struct wrap *w, const char *key)
+{
+    if (!w->cfg.plan)
+        return 0;
+    size_t kl = strlen(key);
+    for (const char *p = strstr(w->cfg.plan, key); p; p = strstr(p + 1, key))
+        if (p > w->cfg.plan && p[-1] == '\n' && p[kl] == SPLIT_ITEM_SEP)
+            return 1;
+    return 0;
+}
+
+/* A TU whose device items shards own (split.h; pipeline.h): in a shard, one that the plan or
+ * SHARDCC_SPLIT_ARCHS splits runs its items there and is written as a stub; in the link job,
+ * one whose marker the shards left is assembled from the store. 1 when the call was handled
+ * so (status set), 0 when it goes the usual way. */
+static int split_call(struct wrap *w, struct call *call, struct pipeline_opts *po,
+                      struct ccache_outcome *outcome, int *status)
+{
+    if ((w->cfg.phase != PHASE_SHARD && w->cfg.phase != PHASE_LINK) ||
+        (call->action != ACTION_CACHE && call->action != ACTION_STUB) || !call->key ||
+        !call->output || !uses_pipeline(w, call))
+        return 0;
+    const char *store = split_store_dir();
+    int archs;
+    fprintf(stderr, "DBG store=%s may=%d\n", store, may_split(call, 4));
+    if (!store)
+        return 0;
+    if (split_archs_from_env(&archs) != 0) {
+        *status = fail(w, EXIT_USAGE, "%s=\"%s\" is not a number of architectures 0..1000",
+                       SPLIT_ARCHS_ENV, getenv(SPLIT_ARCHS_ENV));
+        return 1;
+    }
+    po->key = call->key;
+    po->store = store;
+    if (w->cfg.phase == PHASE_LINK) {
+        struct strbuf marker = STRBUF_INIT;
+        key_nvcc_spelling(w);
+        int marked = pipeline_split_marked(store, call->key, call->output, &marker);
+        sb_release(&marker);
+        if (!marked)
+            return 0;
+        po->mode = PIPELINE_ASSEMBLE;
+    } else {
+        if (!plan_splits(w, call->key) && (archs == 0 || !may_split(call, archs)))
+            return 0;
+        key_nvcc_spelling(w);
+        po->mode = PIPELINE_ITEMS;
+        po->shard = w->cfg.shard;
+        po->count = w->cfg.count;
+        po->plan = w->cfg.plan;
+        po->plan_len = w->cfg.plan_len;
+        po->min_archs = archs;
+    }
+    enter_pipeline(w);
+    struct strbuf why = STRBUF_INIT, err = STRBUF_INIT;
+    int rc = pipeline_run_opts(w->real, (int)call->argv.n, call->argv.v, po, &why);
+    fprintf(stderr, "DBG rc=%d why=%s split=%d n=%zu\n", rc, sb_str(&why), po->split, po->n);
+    sb_release(&why);
+    if (rc < 0)
+        return 0; /* not split, or not run: the usual way says why */
+    call->action = ACTION_SPLIT;
+    *status = rc;
+    if (w->cfg.phase == PHASE_LINK) {
+        size_t hits = 0;
+        for (size_t i = 0; i < po->n; i++)
+            hits += strcmp(po->items[i].outcome, "hit") == 0;
+        snprintf(outcome->outcome, sizeof outcome->outcome, "%s",
+                 rc                       ? "error"
+                 : po->n && hits == po->n ? "assembled"
+                                          : "miss");
+        return 1;
+    }
+    size_t mine = 0, kept = 0;
+    for (size_t i = 0; i < po->n; i++) {
+        mine += po->items[i].owner == w->cfg.shard;
+        kept += !strcmp(po->items[i].outcome, "stored") || !strcmp(po->items[i].outcome, "present");
+    }
+    call->owner = mine ? w->cfg.shard : po->n ? po->items[0].owner : 0;
+    snprintf(outcome->outcome, sizeof outcome->outcome, "%s", mine ? "stored" : "other");
+    if (rc)
+        return 1;
+    int e = kept ? pipeline_split_mark(store, call->key, call->output, po, &err) : 0;
+    if (e) {
+        *status = fail(w, EXIT_IO, "%s: cannot write the split marker \"%s\": %s", call->key,
+                       sb_str(&err), plat_strerror(e));
+    } else {
+        *status = stub_write(call, &err);
+        if (*status)
+            fail(w, *status, "%s", sb_str(&err));
+    }
+    sb_release(&err);
+    return 1;
+}
+
 /* A compiler launcher of the build's own between the build and the seat (CMake's
  * CMAKE_<LANG>_COMPILER_LAUNCHER, a ccache masquerade directory): ccache passes every call
  * on (shardcc env sets CCACHE_DISABLE=1) and is then no longer the seat's parent. One that
@@ -728,7 +870,9 @@ static int journal_link(const struct wrap *w, int fd, const char *hollow, const 
                             NULL,
                             NULL,
                             NULL,
-                            NULL};
+                            NULL,
+                            NULL,
+                            0};
     return journal_finish(w, fd, path, &r, status);
 }
 
@@ -965,48 +1109,55 @@ int main(int argc, char **argv)
         return status;
     struct ccache_outcome outcome;
     memset(&outcome, 0, sizeof outcome);
-    switch (call.action) {
-    case ACTION_STUB:
-        status = stub_write(&call, &err);
-        if (status)
-            fail(&w, status, "%s", sb_str(&err));
-        break;
-    case ACTION_DIRECT:
-        status = run_direct(&w, nargs, args);
-        break;
-    case ACTION_DEVICE:
-        status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
-                                            : run_devcode(&w, &call, &outcome);
-        break;
-    case ACTION_CACHE:
-    default:
-        status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
-                                            : run_cached(&w, &call, &outcome);
-        break;
-    }
+    struct pipeline_opts po;
+    memset(&po, 0, sizeof po);
+    if (split_call(&w, &call, &po, &outcome, &status))
+        call.action = ACTION_SPLIT;
+    else
+        switch (call.action) {
+        case ACTION_STUB:
+            status = stub_write(&call, &err);
+            if (status)
+                fail(&w, status, "%s", sb_str(&err));
+            break;
+        case ACTION_DIRECT:
+            status = run_direct(&w, nargs, args);
+            break;
+        case ACTION_DEVICE:
+            status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
+                                                : run_devcode(&w, &call, &outcome);
+            break;
+        case ACTION_CACHE:
+        default:
+            status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
+                                                : run_cached(&w, &call, &outcome);
+            break;
+        }
 
     if (w.journal) {
-        struct journal_rec r = {plat_wall_us(),
-                                plat_pid(),
-                                w.seat,
-                                w.cfg.phase,
-                                w.cfg.shard,
-                                w.cfg.count,
-                                call.kind,
-                                call.action,
-                                status,
-                                plat_monotonic_us() - t0,
-                                call.owner,
-                                call.key,
-                                call.output,
-                                outcome.outcome[0] ? outcome.outcome : NULL,
-                                outcome.result_key[0] ? outcome.result_key : NULL,
-                                call.kind == KIND_TU &&
-                                        (call.action == ACTION_CACHE || call.action == ACTION_PIN ||
-                                         call.action == ACTION_DEVICE)
-                                    ? &call.argv
-                                    : NULL,
-                                fallback_why.len ? sb_str(&fallback_why) : NULL};
+        struct journal_rec r = {
+            plat_wall_us(),
+            plat_pid(),
+            w.seat,
+            w.cfg.phase,
+            w.cfg.shard,
+            w.cfg.count,
+            call.kind,
+            call.action,
+            status,
+            plat_monotonic_us() - t0,
+            call.owner,
+            call.key,
+            call.output,
+            outcome.outcome[0] ? outcome.outcome : NULL,
+            outcome.result_key[0] ? outcome.result_key : NULL,
+            call.kind == KIND_TU && (call.action == ACTION_CACHE || call.action == ACTION_PIN ||
+                                     call.action == ACTION_DEVICE || call.action == ACTION_SPLIT)
+                ? &call.argv
+                : NULL,
+            fallback_why.len ? sb_str(&fallback_why) : NULL,
+            po.items,
+            po.n};
         status = journal_finish(&w, journal_fd, w.journal, &r, status);
     }
     return status;

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devcode.h"
 #include "dryrun.h"
 #include "options.h"
+#include "partition.h"
 #include "path.h"
 #include "platform.h"
 #include "sha256.h"
@@ -323,13 +325,249 @@ static int temp_dir(const struct dr_plan *plan, const char *name, struct strbuf 
     return -1;
 }
 
-int pipeline_run(const char *nvcc, int argc, char **argv, struct strbuf *why)
+/* The seat's shard and item numbers of a split (pipeline_opts): whether the plan names the
+ * TU whole (no split), its items (a split, and their owners), or neither. */
+static int plan_names(const struct pipeline_opts *o, const char *name)
+{
+    if (!o->plan || !o->key)
+        return 0;
+    struct strbuf k = STRBUF_INIT;
+    sb_adds(&k, o->key);
+    if (name)
+        sb_addf(&k, "%c%s", SPLIT_ITEM_SEP, name);
+    int owner = plan_owner(o->plan, o->plan_len, sb_str(&k));
+    sb_release(&k);
+    return owner;
+}
+
+/* Whether the TU is split, and its device items' owners into o->items. */
+static int decide_split(struct pipeline_opts *o, const struct dr_split *split)
+{
+    size_t devices = 0, named = 0;
+    for (size_t i = 0; i < split->n; i++)
+        if (strcmp(split->items[i].name, "host") != 0) {
+            devices++;
+            named += plan_names(o, split->items[i].name) != 0;
+        }
+    if (o->mode != PIPELINE_ASSEMBLE) { /* the link job follows the shards' marker */
+        if (devices < 2 || plan_names(o, NULL))
+            return 0; /* one item, or the plan keeps the TU whole */
+        if (!named && (o->min_archs <= 0 || split_real_count(split) < (size_t)o->min_archs))
+            return 0;
+    }
+    o->items = xmalloc(devices * sizeof *o->items);
+    memset(o->items, 0, devices * sizeof *o->items);
+    for (size_t i = 0; i < split->n; i++) {
+        const struct dr_item *it = &split->items[i];
+        if (strcmp(it->name, "host") == 0)
+            continue;
+        struct split_item *r = &o->items[o->n++];
+        snprintf(r->name, sizeof r->name, "%s", it->name);
+        snprintf(r->real, sizeof r->real, "%s", it->real);
+        if (o->mode == PIPELINE_ASSEMBLE)
+            continue;
+        r->owner = plan_names(o, it->name);
+        if (!r->owner) {
+            struct strbuf k = STRBUF_INIT;
+            sb_addf(&k, "%s%c%s", o->key ? o->key : "", SPLIT_ITEM_SEP, it->name);
+            r->owner = partition_owner(sb_str(&k), o->count > 0 ? o->count : 1);
+            sb_release(&k);
+        }
+        snprintf(r->outcome, sizeof r->outcome, "%s", r->owner == o->shard ? "" : "other");
+    }
+    return 1;
+}
+
+/* What one device item's child needs. */
+struct item_job {
+    const struct dr_plan *plan;
+    const struct dr_split *split;
+    struct pipeline_opts *o;
+    const char *tmpdir, *name;
+    size_t *index; /* the split's index of each of o->items */
+};
+
+/* The file where the child of item i leaves its result ("outcome key us"). */
+static void result_path(const struct item_job *j, size_t i, struct strbuf *out)
+{
+    sb_reset(out);
+    sb_addf(out, "%s%s.item%zu", j->tmpdir, j->name, i);
+}
+
+/* A device item of a split TU (a child of plat_run_parallel): its preprocessor step, its key,
+ * then in a shard its cicc and ptxas and the store's entry (unless there already), in the link
+ * job the entry's files (or, missing, its cicc and ptxas). */
+static int run_split_item(void *ctx, size_t i)
+{
+    const struct item_job *j = ctx;
+    struct split_item *r = &j->o->items[i];
+    const struct dr_item *it = &j->split->items[j->index[i]];
+    uint64_t t0 = plat_monotonic_us();
+    struct strbuf err = STRBUF_INIT, entry = STRBUF_INIT, blob = STRBUF_INIT;
+    struct strvec exports = STRVEC_INIT;
+    const char *outcome = "failed";
+    int st = 0;
+    size_t k = 0;
+    for (; k < it->n && j->plan->steps[it->steps[k]].tool == DR_DEVICE_CPP && !st; k++)
+        st = run_step(&j->plan->steps[it->steps[k]]);
+    if (st)
+        goto out;
+    int e = split_item_key(j->plan, j->split, j->index[i], j->tmpdir, r->key, &err);
+    if (e) {
+        fprintf(stderr, "shardcc: nvcc seat: cannot read %s for the key of item %s: %s\n",
+                sb_str(&err), r->name, plat_strerror(e));
+        st = 1;
+        goto out;
+    }
+    devcode_entry_path(j->o->store, r->key, &entry);
+    split_item_exports(j->plan, j->split, j->index[i], &exports);
+    if (j->o->mode == PIPELINE_ITEMS && plat_file_exists(sb_str(&entry))) {
+        outcome = "present";
+        goto out;
+    }
+    if (j->o->mode == PIPELINE_ASSEMBLE &&
+        plat_read_file_max(sb_str(&entry), DEVCODE_FILE_MAX, &blob) == 0) {
+        e = split_unpack(blob.buf, blob.len, &exports, &err);
+        if (e == 0) {
+            outcome = "hit";
+            goto out;
+        }
+        fprintf(stderr,
+                "shardcc: nvcc seat: item %s of %s: the store's entry %s: %s%s%s; "
+                "compiling it here\n",
+                sb_str(&entry), r->name, j->o->key ? j->o->key : "?", sb_str(&err),
+                e > 0 ? ": " : "", e > 0 ? plat_strerror(e) : "");
+        sb_reset(&err);
+    }
+    for (; k < it->n && !st; k++)
+        st = run_step(&j->plan->steps[it->steps[k]]);
+    if (st)
+        goto out;
+    if (j->o->mode == PIPELINE_ASSEMBLE) {
+        outcome = "miss";
+        goto out;
+    }
+    sb_reset(&blob);
+    struct strbuf dir = STRBUF_INIT;
+    e = split_pack(&exports, &blob, &err);
+    if (!e) {
+        sb_add(&dir, sb_str(&entry), (size_t)(path_basename(sb_str(&entry)) - sb_str(&entry)));
+        e = plat_mkdir_p(sb_str(&dir));
+    }
+    if (!e)
+        e = plat_write_atomic(sb_str(&entry), blob.buf, blob.len);
+    if (e) {
+        fprintf(stderr, "shardcc: nvcc seat: cannot store item %s of %s as \"%s\": %s%s%s\n",
+                r->name, j->o->key ? j->o->key : "?", sb_str(&entry), sb_str(&err),
+                err.len ? ": " : "", plat_strerror(e));
+        st = 4; /* EXIT_IO */
+    } else {
+        outcome = "stored";
+    }
+    sb_release(&dir);
+out:;
+    struct strbuf res = STRBUF_INIT, path = STRBUF_INIT;
+    result_path(j, i, &path);
+    sb_addf(&res, "%s %s %llu\n", outcome, r->key[0] ? r->key : "-",
+            (unsigned long long)(plat_monotonic_us() - t0));
+    plat_write_atomic(sb_str(&path), res.buf, res.len);
+    sb_release(&res);
+    sb_release(&path);
+    sb_release(&err);
+    sb_release(&entry);
+    sb_release(&blob);
+    sv_clear(&exports);
+    return st;
+}
+
+/* Reads back what item i's child left (its result file, then removed). */
+static void item_result(const struct item_job *j, size_t i)
+{
+    struct split_item *r = &j->o->items[i];
+    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+    result_path(j, i, &path);
+    char outcome[16] = "", key[65] = "";
+    unsigned long long us = 0;
+    if (plat_read_file(sb_str(&path), &text) == 0 &&
+        sscanf(sb_str(&text), "%15s %64s %llu", outcome, key, &us) == 3) {
+        snprintf(r->outcome, sizeof r->outcome, "%s", outcome);
+        if (strcmp(key, "-") != 0)
+            memcpy(r->key, key, sizeof key);
+        r->us = us;
+    } else {
+        snprintf(r->outcome, sizeof r->outcome, "failed");
+    }
+    plat_unlink(sb_str(&path));
+    sb_release(&path);
+    sb_release(&text);
+}
+
+/* Child k of plat_run_parallel runs item mine[k]. */
+struct pick {
+    const struct item_job *j;
+    const size_t *mine;
+};
+
+static int run_picked(void *ctx, size_t k)
+{
+    const struct pick *p = ctx;
+    return run_split_item((void *)p->j, p->mine[k]);
+}
+
+/* A split TU's steps: the host side's front (preprocessor, cudafe++), the device items this
+ * job runs (a shard: the ones it owns; the link job: every one, from the store where it can),
+ * N at once under --threads N, then in the link job the rest of the host side. */
+static int run_split(const struct dr_plan *plan, const struct dr_split *split,
+                     struct pipeline_opts *o, long threads, const char *tmpdir, const char *name)
+{
+    size_t *index = xmalloc((o->n ? o->n : 1) * sizeof *index), *mine = NULL, nmine = 0;
+    for (size_t i = 0, d = 0; i < split->n; i++)
+        if (strcmp(split->items[i].name, "host") != 0)
+            index[d++] = i;
+    mine = xmalloc((o->n ? o->n : 1) * sizeof *mine);
+    for (size_t i = 0; i < o->n; i++)
+        if (o->mode == PIPELINE_ASSEMBLE || o->items[i].owner == o->shard)
+            mine[nmine++] = i;
+    const struct dr_item *host = &split->items[split->n - 1];
+    size_t first_cicc = plan->n;
+    for (size_t i = 0; i < plan->n && first_cicc == plan->n; i++)
+        if (plan->steps[i].tool == DR_CICC)
+            first_cicc = i;
+    int status = 0;
+    for (size_t k = 0; k < host->n && status == 0; k++)
+        if (host->steps[k] < first_cicc)
+            status = run_step(&plan->steps[host->steps[k]]);
+    if (status == 0 && nmine) {
+        struct item_job j = {plan, split, o, tmpdir, name, index};
+        struct pick pick = {&j, mine};
+        long max = threads > 0 ? threads : plat_processors();
+        status = plat_run_parallel(nmine, (size_t)max, run_picked, &pick);
+        if (status < 0) {
+            fprintf(stderr, "shardcc: nvcc seat: cannot start the device steps: %s\n",
+                    strerror(errno));
+            status = 1;
+        }
+        for (size_t k = 0; k < nmine; k++)
+            item_result(&j, mine[k]);
+    }
+    if (o->mode == PIPELINE_ASSEMBLE)
+        for (size_t k = 0; k < host->n && status == 0; k++)
+            if (host->steps[k] > first_cicc)
+                status = run_step(&plan->steps[host->steps[k]]);
+    free(index);
+    free(mine);
+    return status;
+}
+
+int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_opts *o,
+                      struct strbuf *why)
 {
     struct strvec args = STRVEC_INIT, dry = STRVEC_INIT;
     struct depopts d = {NULL, NULL, STRVEC_INIT, 0, NULL, 1};
     struct strbuf text = STRBUF_INIT, lock = STRBUF_INIT;
     struct dr_plan plan = {0};
-    int rc = PIPELINE_FALLBACK, lock_fd = -1, e = 0;
+    struct dr_split split = {0};
+    int rc = PIPELINE_FALLBACK, lock_fd = -1, e = 0, split_ok = 0;
     char name[TMPXFT_LEN + 1];
     if (plan_args(argc, argv, &args, &d, why) != 0)
         goto out;
@@ -348,22 +586,60 @@ int pipeline_run(const char *nvcc, int argc, char **argv, struct strbuf *why)
         rc = e;
         goto out;
     }
-    if (dr_parse(sb_str(&text), &plan, why) != 0 || add_depfile(&plan, &d, why) != 0)
+    if (dr_parse(sb_str(&text), &plan, why) != 0)
+        goto out;
+    if (o->mode != PIPELINE_WHOLE) {
+        struct strbuf ignore = STRBUF_INIT;
+        split_ok = dr_split_plan(&plan, &split, &ignore) == 0 && split.n > 1 &&
+                   split.module_id_from && strcmp(split.module_id_from, "host") == 0 &&
+                   strcmp(split.items[split.n - 1].name, "host") == 0;
+        sb_release(&ignore);
+        if (o->mode != PIPELINE_ASSEMBLE && (!split_ok || !decide_split(o, &split))) {
+            rc = PIPELINE_UNSPLIT;
+            goto out;
+        }
+        if (o->mode == PIPELINE_ASSEMBLE && split_ok)
+            decide_split(o, &split);
+        o->split = split_ok;
+        if (o->mode == PIPELINE_DECIDE) {
+            rc = 0;
+            goto out;
+        }
+        if (o->mode == PIPELINE_ITEMS) {
+            size_t mine = 0;
+            for (size_t i = 0; i < o->n; i++)
+                mine += o->items[i].owner == o->shard;
+            if (!mine) {
+                rc = 0;
+                goto out;
+            }
+        }
+    }
+    /* a shard's split TU writes no object, so no depfile either (the stub's is empty) */
+    if (o->mode != PIPELINE_ITEMS && add_depfile(&plan, &d, why) != 0)
         goto out;
     if (temp_dir(&plan, name, &lock) != 0) {
         fail(why, "no step of the plan writes a temporary");
         goto out;
     }
+    struct strbuf tmpdir = STRBUF_INIT;
+    sb_adds(&tmpdir, sb_str(&lock));
     sb_addf(&lock, "%s.lock", name);
     e = plat_lock(sb_str(&lock), &lock_fd);
     if (e) {
         fail(why, "cannot lock %s: %s", sb_str(&lock), plat_strerror(e));
+        sb_release(&tmpdir);
         goto out;
     }
-    rc = run_steps(&plan, d.threads);
+    if (o->mode == PIPELINE_WHOLE || (o->mode == PIPELINE_ASSEMBLE && !split_ok))
+        rc = run_steps(&plan, d.threads);
+    else
+        rc = run_split(&plan, &split, o, d.threads, sb_str(&tmpdir), name);
     remove_temps(&plan, name);
     plat_unlock_remove(sb_str(&lock), lock_fd);
+    sb_release(&tmpdir);
 out:
+    dr_split_clear(&split);
     dr_plan_clear(&plan);
     sv_clear(&args);
     sv_clear(&dry);
@@ -371,6 +647,44 @@ out:
     sb_release(&text);
     sb_release(&lock);
     return rc;
+}
+
+int pipeline_run(const char *nvcc, int argc, char **argv, struct strbuf *why)
+{
+    struct pipeline_opts o;
+    memset(&o, 0, sizeof o);
+    o.mode = PIPELINE_WHOLE;
+    return pipeline_run_opts(nvcc, argc, argv, &o, why);
+}
+
+int pipeline_split_marked(const char *store, const char *tu_key, const char *output,
+                          struct strbuf *marker)
+{
+    char name[TMPXFT_LEN + 1], key[65];
+    temp_name(output, name);
+    split_marker_key(tu_key, name, key);
+    devcode_entry_path(store, key, marker);
+    return plat_file_exists(sb_str(marker));
+}
+
+int pipeline_split_mark(const char *store, const char *tu_key, const char *output,
+                        const struct pipeline_opts *o, struct strbuf *err)
+{
+    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, dir = STRBUF_INIT;
+    pipeline_split_marked(store, tu_key, output, &path);
+    sb_adds(&text, SPLIT_MARK_TAG "\n");
+    for (size_t i = 0; i < o->n; i++)
+        sb_addf(&text, "%s\n", o->items[i].name);
+    sb_add(&dir, sb_str(&path), (size_t)(path_basename(sb_str(&path)) - sb_str(&path)));
+    int e = plat_mkdir_p(sb_str(&dir));
+    if (!e)
+        e = plat_write_atomic(sb_str(&path), text.buf, text.len);
+    if (e)
+        sb_adds(err, sb_str(&path));
+    sb_release(&path);
+    sb_release(&text);
+    sb_release(&dir);
+    return e;
 }
 
 int pipeline_compiles(int argc, char **argv)

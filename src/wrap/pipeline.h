@@ -32,6 +32,9 @@
 #ifndef SHARDCC_PIPELINE_H
 #define SHARDCC_PIPELINE_H
 
+#include <stddef.h>
+
+#include "split.h"
 #include "strbuf.h"
 
 /* The variable through which the nvcc seat hands a compile to the pipeline when ccache
@@ -48,6 +51,49 @@
  * the call is not one the pipeline runs or its plan cannot be run, or PIPELINE_AS_IS (the
  * call is then deterministic as it is); nothing was written in either case. */
 int pipeline_run(const char *nvcc, int argc, char **argv, struct strbuf *why);
+
+#define PIPELINE_UNSPLIT (-3) /* PIPELINE_DECIDE, PIPELINE_ITEMS: the TU is not split */
+
+/* What pipeline_run_opts does with a compile (split.h):
+ * - PIPELINE_WHOLE: every step (pipeline_run);
+ * - PIPELINE_DECIDE: nothing; says whether the TU is split and its items' owners;
+ * - PIPELINE_ITEMS (a shard): decides; a TU not split is PIPELINE_UNSPLIT, else the host
+ *   side's front and the device items this shard owns run and go to the store (the caller
+ *   writes the stub);
+ * - PIPELINE_ASSEMBLE (the link job, for a TU the shards split): every step, each device
+ *   item from the store where it is there (compiled here where not).
+ * A TU is split when nvcc's plan has two device items or more that the host side's module
+ * id ties together (dryrun.h) and the plan (shardcc plan) names items of its key
+ * ("KEY#compute_90"), or names neither the key nor its items and the TU has at least
+ * min_archs real architectures. An item's owner: the plan's, else the hash partition of
+ * "KEY#ITEM" over count shards. */
+enum pipeline_mode { PIPELINE_WHOLE, PIPELINE_DECIDE, PIPELINE_ITEMS, PIPELINE_ASSEMBLE };
+
+struct pipeline_opts {
+    enum pipeline_mode mode;
+    const char *key;          /* the TU's key */
+    int shard, count;         /* this shard I of N (PIPELINE_DECIDE, PIPELINE_ITEMS) */
+    const char *plan;         /* the plan's seat text (partition.h), or NULL */
+    size_t plan_len;          /* its length */
+    int min_archs;            /* SHARDCC_SPLIT_ARCHS (0: no split unless the plan says so) */
+    const char *store;        /* the store's cache directory (ITEMS, ASSEMBLE) */
+    int split;                /* out: the TU is split */
+    struct split_item *items; /* out: its device items (malloc'd), o->n of them */
+    size_t n;
+};
+
+/* pipeline_run under o (above): the call's exit status, PIPELINE_FALLBACK or
+ * PIPELINE_AS_IS with why (nothing was run), or PIPELINE_UNSPLIT. */
+int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_opts *o,
+                      struct strbuf *why);
+
+/* Whether the store has the marker of a TU that shards split (split.h); its path into
+ * marker. output: the TU's -o, as the call names it. */
+int pipeline_split_marked(const char *store, const char *tu_key, const char *output,
+                          struct strbuf *marker);
+/* Writes the marker of a split TU (o: its items): 0, or an errno with the path in err. */
+int pipeline_split_mark(const char *store, const char *tu_key, const char *output,
+                        const struct pipeline_opts *o, struct strbuf *err);
 
 /* The file (named by the seat for ccache's child) where the pipeline writes
  * "fallback<TAB>WHY" when it ran nvcc whole instead: the seat journals it (journal(5),

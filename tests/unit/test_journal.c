@@ -28,15 +28,18 @@ static void test_format(void **state)
                             "hit",
                             "89d36m1m5rvkes48dc7phaju4ecmo8m9m",
                             NULL,
-                            NULL};
+                            NULL,
+                            NULL,
+                            0};
     struct strbuf sb = STRBUF_INIT;
     journal_format(&r, &sb);
     assert_string_equal(sb_str(&sb),
                         "SCJ2\t1700000000000000\t42\tnvcc\tshard\t2/4\ttu\tcache\t0\t123"
                         "\t3\tsrc/a\\tb.cu\to\\\\x.o\thit\t89d36m1m5rvkes48dc7phaju4ecmo8m9m\n");
     sb_reset(&sb);
-    struct journal_rec o = {1, 1, SEAT_CXX, PHASE_LINK, 0,    0,    KIND_INFO, ACTION_DIRECT, 1,
-                            5, 0, NULL,     NULL,       NULL, NULL, NULL,      NULL};
+    struct journal_rec o = {1,    1,    SEAT_CXX, PHASE_LINK, 0,    0,    KIND_INFO, ACTION_DIRECT,
+                            1,    5,    0,        NULL,       NULL, NULL, NULL,      NULL,
+                            NULL, NULL, 0};
     journal_format(&o, &sb);
     assert_string_equal(sb_str(&sb),
                         "SCJ2\t1\t1\tc++\tlink\t0/0\tinfo\tdirect\t1\t5\t-\t-\t-\t-\t-\n");
@@ -58,6 +61,19 @@ static void test_format(void **state)
     nl = strchr(strchr(sb_str(&sb), '\n') + 1, '\n');
     assert_string_equal(nl + 1,
                         "SCP1\tsrc/a\\tb.cu\tfallback\tnvcc -dryrun line 2: not a step\\tx\n");
+    /* a split TU's device items, a line each, after the others */
+    sb_reset(&sb);
+    r.fallback = NULL;
+    r.action = ACTION_SPLIT;
+    struct split_item items[2] = {{"compute_80", "sm_80", 2, "stored", 1500000, "ab12"},
+                                  {"compute_90", "sm_90,sm_90a", 1, "other", 0, ""}};
+    r.items = items;
+    r.nitems = 2;
+    journal_format(&r, &sb);
+    nl = strchr(strchr(sb_str(&sb), '\n') + 1, '\n');
+    assert_string_equal(nl + 1,
+                        "SCP1\tsrc/a\\tb.cu\titem\tcompute_80\tsm_80\t2\tstored\t1500000\tab12\n"
+                        "SCP1\tsrc/a\\tb.cu\titem\tcompute_90\tsm_90,sm_90a\t1\tother\t0\t-\n");
     sv_clear(&av);
     sb_release(&sb);
 }

@@ -1,0 +1,218 @@
+/* split: the store's side of a split TU (split.h). */
+#include "split.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devcode.h"
+#include "path.h"
+#include "platform.h"
+#include "sha256.h"
+
+size_t split_real_count(const struct dr_split *split)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < split->n; i++) {
+        const char *r = split->items[i].real;
+        if (strcmp(split->items[i].name, "host") == 0 || !*r)
+            continue;
+        n++;
+        for (; *r; r++)
+            n += *r == ',';
+    }
+    return n;
+}
+
+static int in_item(const struct dr_item *it, size_t step)
+{
+    for (size_t k = 0; k < it->n; k++)
+        if (it->steps[k] == step)
+            return 1;
+    return 0;
+}
+
+/* The last step before `before` that writes file, or -1. */
+static long writer_before(const struct dr_plan *plan, const char *file, size_t before)
+{
+    long w = -1;
+    for (size_t i = 0; i < before; i++)
+        if (plan->steps[i].tool != DR_RM && sv_has(&plan->steps[i].writes, file))
+            w = (long)i;
+    return w;
+}
+
+void split_item_exports(const struct dr_plan *plan, const struct dr_split *split, size_t i,
+                        struct strvec *out)
+{
+    const struct dr_item *it = &split->items[i];
+    for (size_t s = 0; s < plan->n; s++) {
+        const struct dr_step *st = &plan->steps[s];
+        if (st->tool == DR_RM || in_item(it, s))
+            continue;
+        for (size_t r = 0; r < st->reads.n; r++) {
+            long w = writer_before(plan, st->reads.v[r], s);
+            if (w >= 0 && in_item(it, (size_t)w) && !sv_has(out, st->reads.v[r]))
+                sv_push(out, st->reads.v[r]);
+        }
+    }
+}
+
+/* s with every occurrence of tmpdir written "<tmp>/" */
+static void hash_word(struct sha256 *h, const char *s, const char *tmpdir)
+{
+    size_t tl = strlen(tmpdir);
+    const char *p;
+    while (tl && (p = strstr(s, tmpdir)) != NULL) {
+        sha256_update(h, s, (size_t)(p - s));
+        sha256_update_str(h, "<tmp>/");
+        s = p + tl;
+    }
+    sha256_update(h, s, strlen(s) + 1); /* with its NUL: words stay apart */
+}
+
+int split_item_key(const struct dr_plan *plan, const struct dr_split *split, size_t i,
+                   const char *tmpdir, char key[65], struct strbuf *err)
+{
+    const struct dr_item *it = &split->items[i];
+    const char *fp = getenv("CCACHE_COMPILERCHECK"), *extra = getenv("CCACHE_EXTRAFILES");
+    struct sha256 h;
+    sha256_init(&h);
+    sha256_update(&h, SPLIT_ITEM_TAG, sizeof SPLIT_ITEM_TAG);
+    hash_word(&h, fp ? fp : "", "");
+    hash_word(&h, extra ? extra : "", "");
+    struct strbuf text = STRBUF_INIT;
+    int e = 0;
+    for (size_t k = 0; k < it->n && !e; k++) {
+        const struct dr_step *st = &plan->steps[it->steps[k]];
+        hash_word(&h, dr_tool_name(st->tool), "");
+        for (size_t a = 0; a < st->argv.n; a++)
+            hash_word(&h, st->argv.v[a], tmpdir);
+        hash_word(&h, st->stdout_path ? st->stdout_path : "", tmpdir);
+        hash_word(&h, st->stderr_path ? st->stderr_path : "", tmpdir);
+        for (size_t r = 0; r < st->reads.n && !e; r++) {
+            long w = writer_before(plan, st->reads.v[r], it->steps[k]);
+            if (w < 0 || (in_item(it, (size_t)w) && plan->steps[w].tool != DR_DEVICE_CPP))
+                continue; /* the source (its preprocessed text counts), or made in the item */
+            sb_reset(&text);
+            e = plat_read_file_max(st->reads.v[r], DEVCODE_FILE_MAX, &text);
+            if (e) {
+                sb_adds(err, st->reads.v[r]);
+                break;
+            }
+            char size[32];
+            snprintf(size, sizeof size, "%zu", text.len);
+            hash_word(&h, st->reads.v[r], tmpdir);
+            hash_word(&h, size, "");
+            sha256_update(&h, text.buf ? text.buf : "", text.len);
+        }
+    }
+    sb_release(&text);
+    unsigned char d[32];
+    sha256_final(&h, d);
+    sha256_hex(d, key);
+    return e;
+}
+
+int split_pack(const struct strvec *files, struct strbuf *blob, struct strbuf *err)
+{
+    struct strbuf text = STRBUF_INIT;
+    sb_adds(blob, SPLIT_ITEM_TAG "\n");
+    int e = 0;
+    for (size_t i = 0; i < files->n && !e; i++) {
+        sb_reset(&text);
+        e = plat_read_file_max(files->v[i], DEVCODE_FILE_MAX, &text);
+        if (e) {
+            sb_adds(err, files->v[i]);
+            break;
+        }
+        sb_addf(blob, "%s\n%zu\n", path_basename(files->v[i]), text.len);
+        sb_add(blob, text.buf ? text.buf : "", text.len);
+    }
+    sb_release(&text);
+    return e;
+}
+
+int split_unpack(const char *blob, size_t len, const struct strvec *files, struct strbuf *err)
+{
+    const char *p = blob, *end = blob + len;
+    size_t tl = strlen(SPLIT_ITEM_TAG "\n");
+    if (len < tl || memcmp(p, SPLIT_ITEM_TAG "\n", tl) != 0) {
+        sb_adds(err, "not an item entry (" SPLIT_ITEM_TAG ")");
+        return -1;
+    }
+    p += tl;
+    /* every file the item must hand on, found by base name */
+    const char **at = calloc(files->n ? files->n : 1, sizeof *at);
+    size_t *size = calloc(files->n ? files->n : 1, sizeof *size);
+    int rc = 0;
+    while (p < end && rc == 0) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *nl2 = nl ? memchr(nl + 1, '\n', (size_t)(end - nl - 1)) : NULL;
+        char *stop = NULL;
+        unsigned long long n = nl2 ? strtoull(nl + 1, &stop, 10) : 0;
+        if (!nl2 || stop != nl2 || n > (unsigned long long)(end - nl2 - 1)) {
+            sb_adds(err, "a truncated item entry");
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < files->n; i++) {
+            const char *b = path_basename(files->v[i]);
+            if (strlen(b) == (size_t)(nl - p) && memcmp(b, p, (size_t)(nl - p)) == 0) {
+                at[i] = nl2 + 1;
+                size[i] = (size_t)n;
+            }
+        }
+        p = nl2 + 1 + n;
+    }
+    for (size_t i = 0; i < files->n && rc == 0; i++)
+        if (!at[i]) {
+            sb_addf(err, "the item entry lacks %s", path_basename(files->v[i]));
+            rc = -1;
+        }
+    for (size_t i = 0; i < files->n && rc == 0; i++) {
+        rc = plat_write_atomic(files->v[i], at[i], size[i]);
+        if (rc)
+            sb_adds(err, files->v[i]);
+    }
+    free(at);
+    free(size);
+    return rc;
+}
+
+void split_marker_key(const char *tu_key, const char *temp_name, char key[65])
+{
+    const char *fp = getenv("CCACHE_COMPILERCHECK");
+    struct sha256 h;
+    unsigned char d[32];
+    sha256_init(&h);
+    sha256_update(&h, SPLIT_MARK_TAG, sizeof SPLIT_MARK_TAG);
+    hash_word(&h, fp ? fp : "", "");
+    hash_word(&h, tu_key ? tu_key : "", "");
+    hash_word(&h, temp_name, "");
+    sha256_final(&h, d);
+    sha256_hex(d, key);
+}
+
+const char *split_store_dir(void)
+{
+    const char *cache = getenv("SHARDCC_CCACHE_DIR");
+    if (!cache || !*cache)
+        cache = getenv("CCACHE_DIR");
+    return cache && *cache ? cache : NULL;
+}
+
+int split_archs_from_env(int *archs)
+{
+    const char *v = getenv(SPLIT_ARCHS_ENV);
+    *archs = SPLIT_ARCHS_DEFAULT;
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 0 || n > 1000)
+        return -1;
+    *archs = (int)n;
+    return 0;
+}
