@@ -710,7 +710,6 @@ static int split_call(struct wrap *w, struct call *call, struct pipeline_opts *p
         return 0;
     const char *store = split_store_dir();
     int archs;
-    fprintf(stderr, "DBG store=%s may=%d\n", store, may_split(call, 4));
     if (!store)
         return 0;
     if (split_archs_from_env(&archs) != 0) {
@@ -742,7 +741,6 @@ static int split_call(struct wrap *w, struct call *call, struct pipeline_opts *p
     enter_pipeline(w);
     struct strbuf why = STRBUF_INIT, err = STRBUF_INIT;
     int rc = pipeline_run_opts(w->real, (int)call->argv.n, call->argv.v, po, &why);
-    fprintf(stderr, "DBG rc=%d why=%s split=%d n=%zu\n", rc, sb_str(&why), po->split, po->n);
     sb_release(&why);
     if (rc < 0)
         return 0; /* not split, or not run: the usual way says why */
