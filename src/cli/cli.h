@@ -19,7 +19,10 @@
     "  --reproducible, --no-reproducible\n"                                                        \
     "                   the nvcc seats run nvcc's steps with temporary names of their own:\n"      \
     "                   the same bytes for the same -o in every job (default: on where nvcc\n"     \
-    "                   has the objtemp option; see shardcc env)\n"
+    "                   has the objtemp option; see shardcc env)\n"                                \
+    "  --split-archs N  split a reproducible TU with N real architectures or more into\n"          \
+    "                   device items that different shards own (default 4; 0: never;\n"            \
+    "                   SHARDCC_SPLIT_ARCHS; see shardcc env)\n"
 #define CLI_HELP_TOOLS                                                                             \
     "  --real-nvcc PATH, --real-cxx PATH, --real-cc PATH, --ccache PATH\n"                         \
     "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n"     \

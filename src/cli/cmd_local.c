@@ -25,8 +25,9 @@ static const char usage[] =
     "                     [--min-hit-rate R] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
     "                     [--compare PATH]...\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
-    "                     [--[no-]reproducible] [--real-nvcc PATH] [--real-cxx PATH]\n"
-    "                     [--real-cc PATH] [--ccache PATH] [--cuda X.Y] -- BUILD...\n"
+    "                     [--[no-]reproducible] [--split-archs N] [--real-nvcc PATH]\n"
+    "                     [--real-cxx PATH] [--real-cc PATH] [--ccache PATH] [--cuda X.Y]\n"
+    "                     -- BUILD...\n"
     "\n"
     "Runs the whole pipeline here: the unsharded BUILD (the baseline, a plain build through\n"
     "the seats: shardcc env's plain phase), then shards 1..N, each after CMD cleaned the\n"
@@ -297,11 +298,12 @@ int cmd_local(int argc, char **argv)
     static const char *const fwd_flags[] = {
         "--host-seat",   "--no-host-seat", "--cuda-home-seat", "--no-cuda-home-seat",
         "--relocatable", "--reproducible", "--no-reproducible"};
-    static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc", "--ccache",
-                                             "--cuda"};
+    static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc",
+                                             "--ccache",    "--cuda",     "--split-archs"};
     struct jobenv_opts jo; /* for the cell's CUDA check, before the first build */
     memset(&jo, 0, sizeof jo);
-    const char **tool[] = {&jo.real_nvcc, &jo.real_cxx, &jo.real_cc, &jo.ccache, &jo.cuda};
+    const char **tool[] = {&jo.real_nvcc, &jo.real_cxx, &jo.real_cc,
+                           &jo.ccache,    &jo.cuda,     &jo.split_archs};
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);

@@ -15,6 +15,67 @@ struct owner {
     json_t *argv; /* array of strings, or NULL */
 };
 
+/* Whether the manifest m's shard owned an item of its split TU t (the item named, or any):
+ * its store key into *key when asked. */
+static int owns_item(json_t *m, json_t *t, const char *name, const char **key)
+{
+    json_int_t shard = json_integer_value(json_object_get(m, "shard"));
+    size_t k;
+    json_t *it;
+    json_array_foreach(json_object_get(t, "items"), k, it)
+    {
+        const char *n = json_string_value(json_object_get(it, "item"));
+        if (json_integer_value(json_object_get(it, "owner")) == shard && n &&
+            (!name || !strcmp(n, name))) {
+            if (key)
+                *key = json_string_value(json_object_get(it, "key"));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A split TU's items that the link job did not take from the store: who owned each, and
+ * whether the owner stored it under the key this job looked for. */
+static void explain_items(json_t *const *m, size_t nm, const struct jrnl *link, size_t rec,
+                          const char *key, FILE *out)
+{
+    for (size_t q = 0; q < link->nitems; q++) {
+        const struct jitem *it = &link->items[q];
+        if (it->rec != rec || !strcmp(it->outcome, "hit"))
+            continue;
+        const char *stored = NULL;
+        int shard = 0, count = 0;
+        for (size_t i = 0; i < nm && !shard; i++) {
+            size_t k;
+            json_t *t;
+            json_array_foreach(json_object_get(m[i], "tus"), k, t)
+            {
+                const char *tk = json_string_value(json_object_get(t, "key"));
+                if (tk && !strcmp(tk, link->r[rec].key) && owns_item(m[i], t, it->name, &stored)) {
+                    shard = (int)json_integer_value(json_object_get(m[i], "shard"));
+                    count = (int)json_integer_value(json_object_get(m[i], "count"));
+                    break;
+                }
+            }
+        }
+        if (!shard)
+            fprintf(out, "explain: %s: item %s: no shard owned it (a missing shard?)\n", key,
+                    it->name);
+        else if (stored && it->key && strcmp(stored, it->key) != 0)
+            fprintf(out,
+                    "explain: %s: item %s: shard %d/%d stored it under %.16s..., this job "
+                    "looked for %.16s...: its inputs or arguments differed\n",
+                    key, it->name, shard, count, stored, it->key);
+        else
+            fprintf(out,
+                    "explain: %s: item %s: shard %d/%d stored it under the key this job "
+                    "looked for, but the merged store lacks it (an artifact edited or "
+                    "truncated?)\n",
+                    key, it->name, shard, count);
+    }
+}
+
 static int find_owner(json_t *const *m, size_t nm, const char *key, struct owner *o)
 {
     for (size_t i = 0; i < nm; i++) {
@@ -24,7 +85,8 @@ static int find_owner(json_t *const *m, size_t nm, const char *key, struct owner
         {
             const char *tk = json_string_value(json_object_get(t, "key"));
             const char *d = json_string_value(json_object_get(t, "decision"));
-            if (tk && d && !strcmp(tk, key) && !strcmp(d, "owned")) {
+            if (tk && d && !strcmp(tk, key) &&
+                (!strcmp(d, "owned") || (!strcmp(d, "split") && owns_item(m[i], t, NULL, NULL)))) {
                 o->shard = (int)json_integer_value(json_object_get(m[i], "shard"));
                 o->count = (int)json_integer_value(json_object_get(m[i], "count"));
                 o->status = (int)json_integer_value(json_object_get(t, "status"));
@@ -62,7 +124,8 @@ size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *li
     for (size_t i = 0; i < link->n; i++) {
         const struct jrec *r = &link->r[i];
         if (!jrec_is_tu(r) || !strcmp(r->action, "stub") || !r->key ||
-            (r->status == 0 && r->outcome && !strcmp(r->outcome, "hit")))
+            (r->status == 0 && r->outcome &&
+             (!strcmp(r->outcome, "hit") || !strcmp(r->outcome, "assembled"))))
             continue;
         n++;
         struct strbuf kb = STRBUF_INIT; /* the key as printed: printable only */
@@ -70,6 +133,8 @@ size_t explain_misses(json_t *const *manifests, size_t nm, const struct jrnl *li
         const char *key = sb_str(&kb);
         struct owner o = {0, 0, 0, NULL};
         const char *why = r->status ? "its compile failed" : r->outcome ? r->outcome : "no outcome";
+        if (!strcmp(r->action, "split"))
+            explain_items(manifests, nm, link, i, key, out);
         if (!find_owner(manifests, nm, r->key, &o)) {
             fprintf(out,
                     "explain: %s (%s): no shard owned it: every shard stubbed it or never "

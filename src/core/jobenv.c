@@ -4,6 +4,7 @@
 #include "path.h"
 #include "plan.h"
 #include "platform.h"
+#include "split.h"
 #include "strvec.h"
 
 #include <errno.h>
@@ -45,7 +46,8 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            (args_flag(a, "--relocatable") && (o->relocatable = 1)) ||
            (args_flag(a, "--reproducible") && (o->reproducible = 1)) ||
            (args_flag(a, "--no-reproducible") && (o->reproducible = -1)) ||
-           args_value(a, "--plan", &o->plan) || pin_arg(a, o);
+           args_value(a, "--plan", &o->plan) || args_value(a, "--split-archs", &o->split_archs) ||
+           pin_arg(a, o);
 }
 
 static void add(json_t *vars, const char *name, const char *value)
@@ -432,6 +434,19 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     rc = resolve_reproducible(o, env, cmd);
     if (rc)
         return rc;
+    /* --split-archs, else the caller's SHARDCC_SPLIT_ARCHS, else the default */
+    const char *sa = o->split_archs ? o->split_archs : getenv(SPLIT_ARCHS_ENV);
+    env->split_archs = SPLIT_ARCHS_DEFAULT;
+    if (sa && *sa) {
+        char *end;
+        long n = strtol(sa, &end, 10);
+        if (*end || end == sa || n < 0 || n > 1000) {
+            report_error(cmd, "%s\"%s\" is not a number of architectures 0..1000",
+                         o->split_archs ? "--split-archs " : SPLIT_ARCHS_ENV "=", sa);
+            return EXIT_USAGE;
+        }
+        env->split_archs = (int)n;
+    }
     rc = toolchain_fingerprint(&env->tc, &sb);
     if (rc)
         return rc;
@@ -627,6 +642,10 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "SHARDCC_REPRODUCIBLE", "1");
     else
         json_array_append_new(env->unset, json_string("SHARDCC_REPRODUCIBLE"));
+    sb_reset(&sb);
+    sb_addf(&sb, "%d", env->split_archs);
+    add(v, SPLIT_ARCHS_ENV, sb_str(&sb));
+    sb_reset(&sb);
     add(v, "CCACHE_NOHASHDIR", "1");
     add(v, "CCACHE_MAXSIZE", "0");
     add(v, "CCACHE_SLOPPINESS", "include_file_mtime,include_file_ctime,time_macros,locale");

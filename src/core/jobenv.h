@@ -14,19 +14,20 @@ struct jobenv_opts {
     int shard, count;            /* 0, 0 for the link job */
     const char *root;            /* default "." */
     const char *cache, *journal; /* NULL: the job's defaults */
-    int host_seat;      /* the host seats in CXX/CC: 1 for every host TU (--host-seat), 0 for
-                           torch extensions' TUs only (the default), -1 off (--no-host-seat) */
-    int cuda_home_seat; /* a shadow CUDA_HOME whose bin/nvcc is the seat: 1 on
-                           (--cuda-home-seat), -1 off (--no-cuda-home-seat), 0 where it is
-                           safe (cuda_home_auto) */
-    int relocatable;    /* CCACHE_BASEDIR=root: jobs may run at different paths */
-    int reproducible;   /* SHARDCC_REPRODUCIBLE=1: the nvcc seats run nvcc's plan with their
-                           own temporary names: 1 on (--reproducible), -1 off
-                           (--no-reproducible), 0 where every nvcc of the job has
-                           --objdir-as-tempdir, the fallback (the default) */
-    const char *plan;   /* a plan file (shardcc plan), or NULL */
-    const char *cell;   /* the cell: picks its section of a plan per cell (NULL: default) */
-    struct strbuf pins; /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
+    int host_seat;           /* the host seats in CXX/CC: 1 for every host TU (--host-seat), 0 for
+                                torch extensions' TUs only (the default), -1 off (--no-host-seat) */
+    int cuda_home_seat;      /* a shadow CUDA_HOME whose bin/nvcc is the seat: 1 on
+                                (--cuda-home-seat), -1 off (--no-cuda-home-seat), 0 where it is
+                                safe (cuda_home_auto) */
+    int relocatable;         /* CCACHE_BASEDIR=root: jobs may run at different paths */
+    int reproducible;        /* SHARDCC_REPRODUCIBLE=1: the nvcc seats run nvcc's plan with their
+                                own temporary names: 1 on (--reproducible), -1 off
+                                (--no-reproducible), 0 where every nvcc of the job has
+                                --objdir-as-tempdir, the fallback (the default) */
+    const char *plan;        /* a plan file (shardcc plan), or NULL */
+    const char *split_archs; /* --split-archs N (SHARDCC_SPLIT_ARCHS, split.h), or NULL */
+    const char *cell;        /* the cell: picks its section of a plan per cell (NULL: default) */
+    struct strbuf pins;      /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
     const char *cuda; /* the cell's CUDA release (--cuda, else SHARDCC_CELL_CUDA), or NULL */
     int plain;        /* shardcc env --plain: SHARDCC_PHASE=plain (count must be 0) */
@@ -46,11 +47,14 @@ struct jobenv {
     char *ld_seat;        /* the directory of the linker seat's names (ld, ld.gold, ...) */
     int reproducible;     /* the nvcc seats run nvcc's plan (jobenv_opts.reproducible
                              resolved) */
+    int split_archs;      /* SHARDCC_SPLIT_ARCHS: split TUs with this many real
+                             architectures or more (0: none) */
     struct toolchain tc;
 };
 
 /* Consumes one of the options every job command shares (--root, --cache, --journal,
- * --host-seat, --cuda-home-seat, --relocatable, --plan, --pin, --real-nvcc, --real-cxx,
+ * --host-seat, --cuda-home-seat, --relocatable, --plan, --pin, --split-archs, --real-nvcc,
+ * --real-cxx,
  * --real-cc, --ccache, --cuda). 1 when consumed; a bad value sets a->error with a message. */
 int jobenv_arg(struct args *a, struct jobenv_opts *o);
 /* Resolves the project root root (NULL: ".") into out, canonical and absolute. EXIT_OK, or

@@ -89,8 +89,8 @@ int split_item_key(const struct dr_plan *plan, const struct dr_split *split, siz
         hash_word(&h, dr_tool_name(st->tool), "");
         for (size_t a = 0; a < st->argv.n; a++)
             hash_word(&h, st->argv.v[a], tmpdir);
-        hash_word(&h, st->stdout_path ? st->stdout_path : "", tmpdir);
-        hash_word(&h, st->stderr_path ? st->stderr_path : "", tmpdir);
+        /* not its redirections (--threads): nvcc names those after an address of its own,
+         * different in every run, and they only catch what the step prints */
         for (size_t r = 0; r < st->reads.n && !e; r++) {
             long w = writer_before(plan, st->reads.v[r], it->steps[k]);
             if (w < 0 || (in_item(it, (size_t)w) && plan->steps[w].tool != DR_DEVICE_CPP))

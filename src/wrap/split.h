@@ -17,7 +17,8 @@
  *
  * Its key (SHA-256) covers: a tag, the toolchain fingerprint (CCACHE_COMPILERCHECK) and the
  * host compilers ccache would hash (CCACHE_EXTRAFILES), every argument of the item's steps
- * (the temporaries' directory written "<tmp>/"), and the contents of the files its steps
+ * (the temporaries' directory written "<tmp>/"; not the files --threads redirects their
+ * output to, which nvcc names anew in every run), and the contents of the files its steps
  * read that its device-cpp wrote (the preprocessed source, per architecture) or that the
  * host side wrote (the module id): the same in every job that compiles the same source with
  * the same arguments at the same path.
