@@ -11,6 +11,7 @@
 #include "path.h"
 #include "plan.h"
 #include "platform.h"
+#include "split.h"
 #include "strvec.h"
 
 #include <errno.h>
@@ -205,7 +206,37 @@ static int read_artifact(const char *path, struct costs *c, int sources, struct 
             json_is_true(json_object_get(t, "device")))
             continue;
         double s = json_number_value(json_object_get(t, "seconds"));
-        if (d && !strcmp(d, "owned") && json_integer_value(json_object_get(t, "status")) == 0) {
+        if (d && !strcmp(d, "split")) { /* the device items this shard compiled */
+            size_t q;
+            json_t *it;
+            json_int_t shard = json_integer_value(json_object_get(m, "shard"));
+            json_array_foreach(json_object_get(t, "items"), q, it)
+            {
+                const char *name = json_string_value(json_object_get(it, "item"));
+                const char *out = json_string_value(json_object_get(it, "outcome"));
+                double is = json_number_value(json_object_get(it, "seconds"));
+                if (sources || !name || !out || strcmp(out, "stored") ||
+                    json_integer_value(json_object_get(it, "owner")) != shard)
+                    continue;
+                if (!plan_seconds_ok(is)) {
+                    report_error(CMD,
+                                 "%s: the manifest gives an item the compile time %g, not a "
+                                 "number of seconds from 0 to %.0f (a damaged artifact?)",
+                                 path, is, PLAN_SECONDS_MAX);
+                    json_decref(m);
+                    return EXIT_IO;
+                }
+                struct strbuf ik = STRBUF_INIT;
+                sb_addf(&ik, "%s%c%s", key, SPLIT_ITEM_SEP, name);
+                add_cost(c, sb_str(&ik), is);
+                if (mine)
+                    add_cost(mine, sb_str(&ik), is);
+                sb_release(&ik);
+            }
+            if (sources)
+                add_cost(c, key, -1);
+        } else if (d && !strcmp(d, "owned") &&
+                   json_integer_value(json_object_get(t, "status")) == 0) {
             if (!plan_seconds_ok(s)) {
                 report_error(CMD,
                              "%s: the manifest gives a TU the compile time %g, not a number "
@@ -224,17 +255,173 @@ static int read_artifact(const char *path, struct costs *c, int sources, struct 
     return EXIT_OK;
 }
 
-/* The plan of one set of costs, as JSON text (see plan_build). */
+/* The length of key's TU part: up to its SPLIT_ITEM_SEP ("src/k.cu#compute_90": an item of
+ * a split TU), or the whole key. */
+static size_t tu_part(const char *key)
+{
+    const char *h = strchr(key, SPLIT_ITEM_SEP);
+    return h ? (size_t)(h - key) : strlen(key);
+}
+
+/* Measured costs arranged by TU: each TU's cost (its own measurement, else the sum of its
+ * items'), and the TUs whose device items (KEY#ITEM) were measured, costliest first. */
+struct tu_costs {
+    json_t *sum;       /* TU -> the sum of its items' costs */
+    double *cost;      /* by position in c->m: a TU's cost (unused for items) */
+    const char **cand; /* TUs with items, costliest first */
+    double *cand_cost;
+    size_t ncand;
+    double total;
+};
+
+static const struct tu_costs *sort_ctx;
+static int by_cost_desc(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    double x = sort_ctx->cand_cost[i], y = sort_ctx->cand_cost[j];
+    return x > y ? -1 : x < y ? 1 : strcmp(sort_ctx->cand[i], sort_ctx->cand[j]);
+}
+
+static void tu_costs_make(const struct costs *c, int sources, int latest, struct tu_costs *t)
+{
+    memset(t, 0, sizeof *t);
+    t->sum = json_object();
+    t->cost = xmalloc((c->n ? c->n : 1) * sizeof *t->cost);
+    for (size_t i = 0; i < c->n && !sources; i++) {
+        const char *key = c->m[i].key;
+        size_t tl = tu_part(key);
+        if (!key[tl])
+            continue;
+        char *tu = xstrndup(key, tl);
+        json_t *v = json_object_get(t->sum, tu);
+        json_object_set_new(t->sum, tu,
+                            json_real((v ? json_real_value(v) : 0) + pick(&c->m[i], latest)));
+        free(tu);
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        const char *key = c->m[i].key;
+        if (key[tu_part(key)])
+            continue;
+        json_t *v = json_object_get(t->sum, key);
+        t->cost[i] = sources     ? 1.0
+                     : c->m[i].n ? pick(&c->m[i], latest)
+                     : v         ? json_real_value(v)
+                                 : 0;
+        t->total += t->cost[i];
+    }
+    size_t n = json_object_size(t->sum), k = 0;
+    const char **cand = xmalloc((n ? n : 1) * sizeof *cand);
+    double *cc = xmalloc((n ? n : 1) * sizeof *cc);
+    const char *tu;
+    json_t *v;
+    json_object_foreach(t->sum, tu, v)
+    {
+        json_t *at = json_object_get(c->index, tu);
+        cand[k] = tu;
+        cc[k] = at && c->m[json_integer_value(at)].n ? pick(&c->m[json_integer_value(at)], latest)
+                                                     : json_real_value(v);
+        if (!at)
+            t->total += cc[k]; /* a TU known from its items alone */
+        k++;
+    }
+    size_t *order = xmalloc((n ? n : 1) * sizeof *order);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    t->cand = cand;
+    t->cand_cost = cc;
+    sort_ctx = t;
+    qsort(order, n, sizeof *order, by_cost_desc);
+    t->cand = xmalloc((n ? n : 1) * sizeof *t->cand);
+    t->cand_cost = xmalloc((n ? n : 1) * sizeof *t->cand_cost);
+    for (size_t i = 0; i < n; i++) {
+        t->cand[i] = cand[order[i]];
+        t->cand_cost[i] = cc[order[i]];
+    }
+    t->ncand = n;
+    free(order);
+    free(cand);
+    free(cc);
+}
+
+static void tu_costs_release(struct tu_costs *t)
+{
+    json_decref(t->sum);
+    free(t->cost);
+    free(t->cand);
+    free(t->cand_cost);
+}
+
+/* What the plan places: every TU whole, but for the TUs in split, their measured items
+ * (each to a shard of its own). A TU known from its items alone and not split is placed
+ * whole at their sum (its key in names). With --sources every key counts 1, no items. */
+static struct plan_item *plan_entries(const struct costs *c, const struct tu_costs *t,
+                                      json_t *split, int sources, int latest, struct strvec *names,
+                                      size_t *count)
+{
+    struct plan_item *items = xmalloc((c->n ? c->n : 1) * sizeof *items);
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const char *key = c->m[i].key;
+        size_t tl = tu_part(key);
+        if (!key[tl]) { /* a TU: whole unless its items are placed */
+            if (!json_object_get(split, key)) {
+                items[k].key = key;
+                items[k++].cost = t->cost[i];
+            }
+            continue;
+        }
+        if (sources)
+            continue;
+        char *tu = xstrndup(key, tl);
+        int placed = json_object_get(split, tu) != NULL;
+        free(tu);
+        if (placed) {
+            items[k].key = key;
+            items[k++].cost = pick(&c->m[i], latest);
+        }
+    }
+    for (size_t i = 0; i < t->ncand; i++)
+        if (!json_object_get(c->index, t->cand[i]) && !json_object_get(split, t->cand[i])) {
+            sv_push(names, t->cand[i]);
+            items[k].key = names->v[names->n - 1];
+            items[k++].cost = t->cand_cost[i];
+        }
+    *count = k;
+    return items;
+}
+
+/* The plan of one set of costs, as JSON text (see plan_build). A TU whose device items were
+ * measured (a split TU's: KEY#ITEM) is placed as its items when it costs more than one
+ * shard's share (the total over n); and while the plan's makespan is more than
+ * PLAN_SPLIT_GOAL times the ideal, more of those TUs, the costliest first (1, 2, 4... more
+ * at a time), until it is not or every one is split. */
+#define PLAN_SPLIT_GOAL 1.03
 static char *plan_of(const struct costs *c, int n, int sources, int latest,
                      struct plan_makespan *ms)
 {
-    struct plan_item *items = xmalloc((c->n ? c->n : 1) * sizeof *items);
-    for (size_t i = 0; i < c->n; i++) {
-        items[i].key = c->m[i].key;
-        items[i].cost = sources ? 1.0 : pick(&c->m[i], latest);
+    struct tu_costs t;
+    tu_costs_make(c, sources, latest, &t);
+    json_t *split = json_object();
+    double share = t.total / (n > 0 ? n : 1);
+    size_t next = 0;
+    while (next < t.ncand && t.cand_cost[next] > share)
+        json_object_set_new(split, t.cand[next++], json_true());
+    char *text = NULL;
+    for (size_t step = 1;; step *= 2) {
+        size_t k;
+        struct strvec names = STRVEC_INIT;
+        struct plan_item *items = plan_entries(c, &t, split, sources, latest, &names, &k);
+        free(text);
+        text = plan_build(items, k, n, sources ? "sources" : "lpt", ms);
+        free(items);
+        sv_clear(&names);
+        if (sources || next >= t.ncand || ms->plan <= PLAN_SPLIT_GOAL * ms->ideal)
+            break;
+        for (size_t q = 0; q < step && next < t.ncand; q++)
+            json_object_set_new(split, t.cand[next++], json_true());
     }
-    char *text = plan_build(items, c->n, n, sources ? "sources" : "lpt", ms);
-    free(items);
+    json_decref(split);
+    tu_costs_release(&t);
     return text;
 }
 
@@ -279,6 +466,25 @@ static int read_text(const char *path, struct costs *c, int sources)
                 add_cost(c, r->key, s);
             } else if (sources)
                 add_cost(c, r->key, -1);
+        }
+        /* split TUs' device items, compiled in a shard (stored) or in the link job (miss) */
+        for (size_t k = 0; k < j.nitems && !sources; k++) {
+            const struct jitem *it = &j.items[k];
+            const struct jrec *r = &j.r[it->rec];
+            if (!r->key || (strcmp(it->outcome, "stored") && strcmp(it->outcome, "miss")))
+                continue;
+            if (!plan_seconds_ok((double)it->us / 1e6)) {
+                report_error(CMD,
+                             "%s: an item line gives %s#%s the compile time %g, not a number "
+                             "of seconds from 0 to %.0f (a damaged journal?)",
+                             path, r->key, it->name, (double)it->us / 1e6, PLAN_SECONDS_MAX);
+                jrnl_release(&j);
+                return EXIT_IO;
+            }
+            struct strbuf ik = STRBUF_INIT;
+            sb_addf(&ik, "%s%c%s", r->key, SPLIT_ITEM_SEP, it->name);
+            add_cost(c, sb_str(&ik), (double)it->us / 1e6);
+            sb_release(&ik);
         }
         jrnl_release(&j);
         return EXIT_OK;

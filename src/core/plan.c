@@ -27,6 +27,62 @@ static double ms(double s)
     return round(s * 1000.0) / 1000.0;
 }
 
+/* After longest-first: while a move of one item off the busiest shard, or a swap of one of
+ * its items with a cheaper one of another shard, lowers the busier of the two shards below
+ * the busiest's load, the best such change (ties: the first item, then the lower shard).
+ * Each change lowers the busiest shard's load, or the number of shards at it. */
+static void refine(const struct plan_item *s, size_t nitems, int n, int *where, double *load,
+                   size_t *count)
+{
+    for (int round = 0; round < PLAN_REFINE_ROUNDS; round++) {
+        int top = 1;
+        for (int k = 2; k <= n; k++)
+            if (load[k] > load[top])
+                top = k;
+        double best = load[top];
+        size_t ba = 0, bb = 0;
+        int bk = 0; /* 0: nothing better */
+        for (size_t a = 0; a < nitems; a++) {
+            if (where[a] != top)
+                continue;
+            for (int k = 1; k <= n; k++) { /* a move */
+                double m = load[k] + s[a].cost, rest = load[top] - s[a].cost;
+                if (k != top && (m > rest ? m : rest) < best - 1e-9) {
+                    best = m > rest ? m : rest;
+                    ba = a;
+                    bb = nitems;
+                    bk = k;
+                }
+            }
+            for (size_t b = 0; b < nitems; b++) { /* a swap */
+                int k = where[b];
+                if (k == top || s[b].cost >= s[a].cost)
+                    continue;
+                double d = s[a].cost - s[b].cost, x = load[top] - d, y = load[k] + d;
+                if ((x > y ? x : y) < best - 1e-9) {
+                    best = x > y ? x : y;
+                    ba = a;
+                    bb = b;
+                    bk = k;
+                }
+            }
+        }
+        if (!bk)
+            return;
+        load[top] -= s[ba].cost;
+        load[bk] += s[ba].cost;
+        where[ba] = bk;
+        if (bb < nitems) {
+            load[bk] -= s[bb].cost;
+            load[top] += s[bb].cost;
+            where[bb] = top;
+        } else {
+            count[top]--;
+            count[bk]++;
+        }
+    }
+}
+
 char *plan_build(const struct plan_item *items, size_t nitems, int n, const char *method,
                  struct plan_makespan *out)
 {
@@ -38,6 +94,7 @@ char *plan_build(const struct plan_item *items, size_t nitems, int n, const char
     size_t *count = calloc((size_t)n + 1, sizeof *count);
     json_t *assign = json_object(), *cost = json_object();
     double total = 0, longest = 0;
+    int *where = xmalloc((nitems ? nitems : 1) * sizeof *where);
     for (size_t i = 0; i < nitems; i++) {
         int best = 1;
         for (int k = 2; k <= n; k++)
@@ -45,13 +102,19 @@ char *plan_build(const struct plan_item *items, size_t nitems, int n, const char
                 best = k;
         load[best] += s[i].cost;
         count[best]++;
+        where[i] = best;
         hload[partition_owner(s[i].key, n)] += s[i].cost;
         total += s[i].cost;
         if (s[i].cost > longest)
             longest = s[i].cost;
-        json_object_set_new(assign, s[i].key, json_integer(best));
+    }
+    if (!strcmp(method, "lpt") && nitems <= PLAN_REFINE_MAX)
+        refine(s, nitems, n, where, load, count);
+    for (size_t i = 0; i < nitems; i++) {
+        json_object_set_new(assign, s[i].key, json_integer(where[i]));
         json_object_set_new(cost, s[i].key, json_real(ms(s[i].cost)));
     }
+    free(where);
     double mk = 0, hmk = 0, ideal = n ? total / n : 0;
     if (longest > ideal)
         ideal = longest;

@@ -12,6 +12,10 @@
 #include "strbuf.h"
 
 #define PLAN_FORMAT 1
+/* the most items plan_build refines after longest-first (its search is quadratic) */
+#define PLAN_REFINE_MAX 4000
+/* and the most changes it makes */
+#define PLAN_REFINE_ROUNDS 256
 
 struct plan_item {
     const char *key;
@@ -24,7 +28,9 @@ struct plan_makespan {
 };
 
 /* Longest processing time first over n shards: items by cost, descending, ties by key;
- * each to the least loaded shard, ties to the lower shard. Returns the plan's JSON text
+ * each to the least loaded shard, ties to the lower shard; then ("lpt", up to
+ * PLAN_REFINE_MAX items) moves and swaps of single items off the busiest shard while they
+ * lower it (at most PLAN_REFINE_ROUNDS of them). Returns the plan's JSON text
  * (allocated; the same bytes for the same items in any order) and, when ms is not NULL,
  * the makespans it records. method: "lpt"|"sources". */
 char *plan_build(const struct plan_item *items, size_t nitems, int n, const char *method,

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""shardcc plan on hand-made cost tables: longest processing time first (one TU longer than
-total/N, more shards than TUs, equal costs, a textbook case), byte-stable output, the
-median/latest pick, the count-balanced --sources plan, and the input errors."""
+"""shardcc plan on hand-made cost tables: longest processing time first and its swaps (one TU
+longer than total/N, more shards than TUs, equal costs, a textbook case), split TUs' items
+(KEY#ITEM), byte-stable output, the median/latest pick, the count-balanced --sources plan,
+and the input errors."""
 import argparse
 import json
 import os
@@ -66,11 +67,37 @@ def main():
         rc, pl, _, _ = plan(sh, ["-n", "3", t])
         check(rc == 0 and pl["assign"] == {"k1.cu": 1, "k2.cu": 2, "k3.cu": 3, "k4.cu": 1, "k5.cu": 2, "k6.cu": 3},
               "equal costs: keys in order, round robin (%s)" % (pl and pl["assign"]))
-        # a textbook LPT case: 3 machines, costs 5 5 4 4 3 3 3: LPT gives 11, the optimum is 9
+        # a textbook LPT case: 3 machines, costs 5 5 4 4 3 3 3: longest-first alone gives 11,
+        # the optimum is 9; the swaps after it ({5,3,3} <-> {4,4}, then 4 <-> 3) reach 9
         t = table(d, "text.tsv", list(zip("abcdefg", (5, 5, 4, 4, 3, 3, 3))))
         rc, pl, _, _ = plan(sh, ["-n", "3", t])
-        check(rc == 0 and pl["makespan"]["plan"] == 11 and pl["makespan"]["ideal"] == 9,
-              "textbook: LPT 11 against the ideal 9 (within 4/3 - 1/(3m))")
+        check(rc == 0 and pl["makespan"]["plan"] == 9 and pl["makespan"]["ideal"] == 9,
+              "textbook: 9, the optimum (longest-first alone: 11) (%s)" % (pl and pl["makespan"]))
+        check(pl and sorted(loads(pl).values()) == [9, 9, 9], "textbook: 9/9/9")
+        # split TUs' device items (KEY#ITEM): a TU costlier than a shard's share is placed as
+        # its items, spread over the shards; one that fits stays whole, at its items' sum
+        rows = [("big.cu#compute_%d" % a, 20) for a in (80, 86, 89, 90)] + \
+               [("mid.cu#compute_80", 4), ("mid.cu#compute_90", 4)] + [("t%d.cu" % i, 8) for i in range(3)]
+        rc, pl, _, err = plan(sh, ["-n", "4", table(d, "items.tsv", rows)])
+        big = {k: v for k, v in (pl or {}).get("assign", {}).items() if k.startswith("big.cu")}
+        check(rc == 0 and len(big) == 4 and len(set(big.values())) == 4 and "big.cu" not in pl["assign"],
+              "a TU costlier than total/N is placed as its 4 items, on 4 shards (%s)" % big)
+        check(pl and pl["assign"].get("mid.cu") and pl["cost"]["mid.cu"] == 8 and
+              not any(k.startswith("mid.cu#") for k in pl["assign"]),
+              "a TU that fits is placed whole, at its items' sum 8")
+        check(pl and pl["makespan"]["plan"] == 28 and pl["makespan"]["ideal"] == 28,
+              "with items: makespan 28 = ideal (whole, big.cu alone would be 80)")
+        # a measured whole cost is the TU's cost; items are placed while the plan needs them:
+        # 10 equal TUs of 4 items each fit no shard count from 6 to 9 whole
+        rows = [("u%02d.cu" % i, 40) for i in range(10)] + \
+               [("u%02d.cu#compute_%d" % (i, a), 10) for i in range(10) for a in (80, 86, 89, 90)]
+        rc, pl, _, _ = plan(sh, ["-n", "8", table(d, "fine.tsv", rows)])
+        m = pl and pl["makespan"]
+        check(rc == 0 and m["plan"] == 50 and m["ideal"] == 50 and any("#" in k for k in pl["assign"]),
+              "10 TUs of 4 items over 8 shards: items placed, makespan 50 = ideal (whole: 80) (%s)" % m)
+        rc, pl, _, _ = plan(sh, ["-n", "5", table(d, "fine.tsv", rows)])
+        check(rc == 0 and not any("#" in k for k in pl["assign"]) and pl["makespan"]["plan"] == 80,
+              "the same over 5 shards: balanced whole (80 each), no item placed")
         # byte-stable: the same table in another order, and twice
         rows = [("x%02d.cu" % i, (i * 37) % 23 + 1) for i in range(40)]
         a = plan(sh, ["-n", "7", table(d, "s1.tsv", rows)])[2]
