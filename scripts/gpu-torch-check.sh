@@ -3,7 +3,10 @@
 # unsharded and sharded (N shards, default 4) with `shardcc local`, checks with `shardcc
 # compare` that the link job's wheel is the unsharded one, installs the sharded wheel and
 # runs every kernel against its plain-torch reference on the GPU (and the CPU); with
-# SHARDCC_GPU_PTX_JIT=1 once more from the embedded PTX (CUDA_FORCE_PTX_JIT=1).
+# SHARDCC_GPU_PTX_JIT=1 once more from the embedded PTX (CUDA_FORCE_PTX_JIT=1). With
+# SHARDCC_GPU_SPLIT=1 the shards split every CUDA TU with 2 real architectures or more
+# (--split-archs 2: give TORCH_CUDA_ARCH_LIST="8.0;9.0+PTX") and the report shows the split
+# TUs' items, their owners and the link job's assembly.
 # Needs .gpu/ from scripts/gpu-carry.sh (shardcc and ccache with their libraries).
 #   scripts/gpu-torch-check.sh [OUT_DIR]     writes OUT_DIR/gpu-torch-check.txt
 set -euo pipefail
@@ -11,7 +14,7 @@ cd "$(dirname "$0")/.."
 TOP=$PWD
 OUTDIR=${1:-$TOP}
 N=${SHARDCC_GPU_SHARDS:-4}
-REPORT="$OUTDIR/gpu-torch-check${SHARDCC_GPU_HOST_SEAT:+-host-seat}${SHARDCC_EXAMPLE_NO_NINJA:+-setuptools}.txt"
+REPORT="$OUTDIR/gpu-torch-check${SHARDCC_GPU_HOST_SEAT:+-host-seat}${SHARDCC_EXAMPLE_NO_NINJA:+-setuptools}${SHARDCC_GPU_SPLIT:+-split}.txt"
 mkdir -p "$OUTDIR"
 exec > >(tee "$REPORT") 2>&1
 [ -d .gpu/bin ] || { echo "gpu-torch-check: .gpu/ is missing: run scripts/gpu-carry.sh first"; exit 2; }
@@ -37,8 +40,21 @@ SEATS=()
 # more options of shardcc local (e.g. --no-cuda-home-seat), word-split
 # shellcheck disable=SC2206
 SEATS+=(${SHARDCC_GPU_OPTS:-})
+[ "${SHARDCC_GPU_SPLIT:-0}" = 1 ] && SEATS+=(--split-archs 2)
 echo "== shardcc local -n $N ${SEATS[*]} (the unsharded build, $N shards, the link job)"
 OUT="$WORK" shardcc local -n "$N" "${SEATS[@]}" --clean 'rm -rf build dist *.egg-info' -- sh -c "$BUILD"
+if [ "${SHARDCC_GPU_SPLIT:-0}" = 1 ]; then
+    echo "== split TUs: each shard's items (stored: compiled there), the link job's assembly"
+    for j in .shardcc/shard-*-of-"$N"/journal.tsv; do
+        awk -F'\t' -v j="$j" '$1 == "SCP1" && $3 == "item" && $7 == "stored" {
+            printf "  %s: %s %s (%s) stored, %.1f s\n", j, $2, $4, $5, $8 / 1e6 }' "$j"
+    done
+    awk -F'\t' '$1 == "SCJ2" && $8 == "split" { printf "  link job: %s %s in %.1f s\n", $12, $14, $10 / 1e6 }
+                $1 == "SCP1" && $3 == "item" { printf "    item %s (%s): %s\n", $4, $5, $7 }' .shardcc/link/journal.tsv
+    n=$(awk -F'\t' '$1 == "SCJ2" && $8 == "split" && $14 == "assembled"' .shardcc/link/journal.tsv | wc -l)
+    [ "$n" -gt 0 ] || { echo "gpu-torch-check: no TU was split and assembled"; exit 1; }
+    echo "  $n split TUs assembled from the store"
+fi
 echo "== shardcc compare: the link job's wheel against the unsharded wheel"
 shardcc compare "$WORK"/wheel-link/*.whl "$WORK"/wheel-plain/*.whl
 echo "== the same, byte for byte (every job reproducible, the default)"

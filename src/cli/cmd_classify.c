@@ -4,7 +4,9 @@
 #include "classify.h"
 #include "cli.h"
 #include "job.h"
+#include "partition.h"
 #include "path.h"
+#include "pipeline.h"
 #include "platform.h"
 
 #include <errno.h>
@@ -23,10 +25,16 @@ static const char usage[] =
     "  action   cache (ccache + real compiler) | stub | direct (real compiler, no cache) |\n"
     "           pin (a pinned TU, SHARDCC_PIN: every shard) | device (device code only: -fatbin, "
     "-ptx,\n"
-    "           -cubin, -optix-ir, -ltoir; every job, through the seat's store)\n"
+    "           -cubin, -optix-ir, -ltoir; every job, through the seat's store) |\n"
+    "           split (with --shard: a reproducible TU whose device items shards own)\n"
     "  reason   why this kind\n"
     "  source, key, output, depfile, owner (null when not applicable)\n"
     "  depfile_targets, argv (canonical arguments, compiler excluded)\n"
+    "  parts    a split TU's device items, [{\"item\": \"compute_90\", \"real\": \"sm_90\",\n"
+    "           \"owner\": 2}, ...] (null when not split): with --shard, SHARDCC_REPRODUCIBLE=1\n"
+    "           and an nvcc call, COMPILER is asked for its plan (nvcc -dryrun) as the seat\n"
+    "           asks it, and SHARDCC_SPLIT_ARCHS and the plan SHARDCC_PLAN names (its seat\n"
+    "           form, which shardcc env writes) decide as they do for the seat\n"
     "\n"
     "  --shard I/N   decide as shard I of N (default: the link phase, which never stubs)\n"
     "  --root DIR    the project root (default: $SHARDCC_ROOT, else .)\n"
@@ -43,6 +51,66 @@ static const char usage[] =
 static json_t *str_or_null(const char *s)
 {
     return s ? json_string(s) : json_null();
+}
+
+/* "parts" (and action "split") for a TU the seat would split in this shard (pipeline.h);
+ * null otherwise. An exit status. */
+static int split_parts(enum seat seat, const struct wrap_config *cfg, const struct call *call,
+                       const char *compiler, json_t *o)
+{
+    json_object_set_new(o, "parts", json_null());
+    if (seat != SEAT_NVCC || cfg->phase != PHASE_SHARD || !cfg->reproducible ||
+        call->kind != KIND_TU || (call->action != ACTION_CACHE && call->action != ACTION_STUB) ||
+        !call->key || !pipeline_compiles((int)call->argv.n, call->argv.v))
+        return EXIT_OK;
+    int archs;
+    if (split_archs_from_env(&archs) != 0) {
+        report_error("shardcc classify", "%s=\"%s\" is not a number of architectures 0..1000",
+                     SPLIT_ARCHS_ENV, getenv(SPLIT_ARCHS_ENV));
+        return EXIT_USAGE;
+    }
+    struct strbuf nvcc = STRBUF_INIT, plan = STRBUF_INIT, why = STRBUF_INIT;
+    const char *plan_path = getenv("SHARDCC_PLAN");
+    int e = plan_path && *plan_path ? plat_read_file(plan_path, &plan) : 0;
+    if (e) {
+        report_error("shardcc classify", "cannot read the plan SHARDCC_PLAN=\"%s\": %s", plan_path,
+                     plat_strerror(e));
+        return EXIT_USAGE;
+    }
+    if (plat_find_in_path(compiler, &nvcc) != 0) {
+        report_error("shardcc classify",
+                     "%s: not found, so its plan (nvcc -dryrun) cannot tell "
+                     "whether the TU is split",
+                     compiler);
+        sb_release(&plan);
+        return EXIT_USAGE;
+    }
+    struct pipeline_opts po;
+    memset(&po, 0, sizeof po);
+    po.mode = PIPELINE_DECIDE;
+    po.key = call->key;
+    po.shard = cfg->shard;
+    po.count = cfg->count;
+    po.plan = plan.len ? sb_str(&plan) : NULL;
+    po.plan_len = plan.len;
+    po.min_archs = archs;
+    unsetenv("NVCC_PREPEND_FLAGS"); /* folded into the arguments already */
+    unsetenv("NVCC_APPEND_FLAGS");
+    if (pipeline_run_opts(sb_str(&nvcc), (int)call->argv.n, call->argv.v, &po, &why) == 0 &&
+        po.split) {
+        json_t *parts = json_array();
+        for (size_t i = 0; i < po.n; i++)
+            json_array_append_new(parts,
+                                  json_pack("{s:s, s:s, s:i}", "item", po.items[i].name, "real",
+                                            po.items[i].real, "owner", po.items[i].owner));
+        json_object_set_new(o, "parts", parts);
+        json_object_set_new(o, "action", json_string(action_name(ACTION_SPLIT)));
+    }
+    free(po.items);
+    sb_release(&nvcc);
+    sb_release(&plan);
+    sb_release(&why);
+    return EXIT_OK;
 }
 
 int cmd_classify(int argc, char **argv)
@@ -138,6 +206,14 @@ int cmd_classify(int argc, char **argv)
     for (size_t i = 0; i < call.argv.n; i++)
         json_array_append_new(v, json_string(call.argv.v[i]));
     json_object_set_new(o, "argv", v);
+    rc = split_parts(seat, &cfg, &call, argv[a.i], o);
+    if (rc) {
+        json_decref(o);
+        call_release(&call);
+        free(cfg.root);
+        free(cfg.cwd);
+        return rc;
+    }
     char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
     puts(s);
     free(s);

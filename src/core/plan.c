@@ -3,6 +3,7 @@
 #include "exit_status.h"
 #include "job.h"
 #include "partition.h"
+#include "split.h"
 #include "strvec.h"
 
 #include <errno.h>
@@ -25,6 +26,40 @@ static int by_cost_then_key(const void *a, const void *b)
 static double ms(double s)
 {
     return round(s * 1000.0) / 1000.0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp((*(const struct plan_item *const *)a)->key,
+                  (*(const struct plan_item *const *)b)->key);
+}
+
+/* The loads the seats give the items without a plan: a TU by the hash partition of its key,
+ * a split TU's items (KEY#ITEM) round robin from the TU's shard in their names' order
+ * (split.h). Keys sharing a "KEY#" prefix are contiguous in key order. */
+static void hash_loads(const struct plan_item *s, size_t nitems, int n, double *hload)
+{
+    const struct plan_item **items = xmalloc((nitems ? nitems : 1) * sizeof *items);
+    size_t k = 0;
+    for (size_t i = 0; i < nitems; i++) {
+        if (strchr(s[i].key, SPLIT_ITEM_SEP))
+            items[k++] = &s[i];
+        else
+            hload[partition_owner(s[i].key, n)] += s[i].cost;
+    }
+    qsort(items, k, sizeof *items, by_key);
+    for (size_t i = 0, rank = 0; i < k; i++) {
+        const char *h = strchr(items[i]->key, SPLIT_ITEM_SEP);
+        size_t tl = (size_t)(h - items[i]->key);
+        if (i > 0 && (strncmp(items[i - 1]->key, items[i]->key, tl + 1) || !tl))
+            rank = 0;
+        else if (i > 0)
+            rank++;
+        char *tu = xstrndup(items[i]->key, tl);
+        hload[split_item_owner(tu, rank, n)] += items[i]->cost;
+        free(tu);
+    }
+    free(items);
 }
 
 /* After longest-first: while a move of one item off the busiest shard, or a swap of one of
@@ -103,11 +138,11 @@ char *plan_build(const struct plan_item *items, size_t nitems, int n, const char
         load[best] += s[i].cost;
         count[best]++;
         where[i] = best;
-        hload[partition_owner(s[i].key, n)] += s[i].cost;
         total += s[i].cost;
         if (s[i].cost > longest)
             longest = s[i].cost;
     }
+    hash_loads(s, nitems, n, hload);
     if (!strcmp(method, "lpt") && nitems <= PLAN_REFINE_MAX)
         refine(s, nitems, n, where, load, count);
     for (size_t i = 0; i < nitems; i++) {

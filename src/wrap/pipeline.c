@@ -252,16 +252,6 @@ static int run_item(void *ctx, size_t i)
  * cudafe++, which writes the module id) and the host steps that need them. */
 static int run_steps(const struct dr_plan *plan, long threads)
 {
-    struct strvec saved = STRVEC_INIT;
-    plat_env_save(&saved);
-    for (size_t i = 0; i < plan->env.n; i++) {
-        const char *e = plan->env.v[i], *eq = strchr(e, '=');
-        if (eq[1] && !strpbrk(eq + 1, " \t\"'\\$")) {
-            char *name = xstrndup(e, (size_t)(eq - e));
-            setenv(name, eq + 1, 1);
-            free(name);
-        }
-    }
     struct dr_split split = {0};
     struct strbuf ignore = STRBUF_INIT;
     size_t devices = 0;
@@ -303,9 +293,22 @@ static int run_steps(const struct dr_plan *plan, long threads)
                 status = run_step(&plan->steps[host->steps[k]]);
     }
     dr_split_clear(&split);
-    plat_env_restore(&saved);
-    sv_clear(&saved);
     return status;
+}
+
+/* Sets the plan's environment lines (PATH with the toolkit's directories, CICC_PATH,
+ * NVVMIR_LIBRARY_DIR, ...) for its steps; the old environment into saved. */
+static void plan_env(const struct dr_plan *plan, struct strvec *saved)
+{
+    plat_env_save(saved);
+    for (size_t i = 0; i < plan->env.n; i++) {
+        const char *e = plan->env.v[i], *eq = strchr(e, '=');
+        if (eq[1] && !strpbrk(eq + 1, " \t\"'\\$")) {
+            char *name = xstrndup(e, (size_t)(eq - e));
+            setenv(name, eq + 1, 1);
+            free(name);
+        }
+    }
 }
 
 /* The directory the plan's temporaries are in (where its first one is written), with a
@@ -367,12 +370,9 @@ static int decide_split(struct pipeline_opts *o, const struct dr_split *split)
         if (o->mode == PIPELINE_ASSEMBLE)
             continue;
         r->owner = plan_names(o, it->name);
-        if (!r->owner) {
-            struct strbuf k = STRBUF_INIT;
-            sb_addf(&k, "%s%c%s", o->key ? o->key : "", SPLIT_ITEM_SEP, it->name);
-            r->owner = partition_owner(sb_str(&k), o->count > 0 ? o->count : 1);
-            sb_release(&k);
-        }
+        if (!r->owner) /* round robin from the TU's own shard, in the items' name order */
+            r->owner = split_item_owner(o->key ? o->key : "", split_item_rank(split, i),
+                                        o->count > 0 ? o->count : 1);
         snprintf(r->outcome, sizeof r->outcome, "%s", r->owner == o->shard ? "" : "other");
     }
     return 1;
@@ -631,10 +631,14 @@ int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_o
         sb_release(&tmpdir);
         goto out;
     }
+    struct strvec saved = STRVEC_INIT;
+    plan_env(&plan, &saved);
     if (o->mode == PIPELINE_WHOLE || (o->mode == PIPELINE_ASSEMBLE && !split_ok))
         rc = run_steps(&plan, d.threads);
     else
         rc = run_split(&plan, &split, o, d.threads, sb_str(&tmpdir), name);
+    plat_env_restore(&saved);
+    sv_clear(&saved);
     remove_temps(&plan, name);
     plat_unlock_remove(sb_str(&lock), lock_fd);
     sb_release(&tmpdir);

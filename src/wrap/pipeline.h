@@ -65,8 +65,8 @@ int pipeline_run(const char *nvcc, int argc, char **argv, struct strbuf *why);
  * A TU is split when nvcc's plan has two device items or more that the host side's module
  * id ties together (dryrun.h) and the plan (shardcc plan) names items of its key
  * ("KEY#compute_90"), or names neither the key nor its items and the TU has at least
- * min_archs real architectures. An item's owner: the plan's, else the hash partition of
- * "KEY#ITEM" over count shards. */
+ * min_archs real architectures. An item's owner: the plan's, else round robin from the
+ * TU's hash owner in the items' name order (split_item_owner). */
 enum pipeline_mode { PIPELINE_WHOLE, PIPELINE_DECIDE, PIPELINE_ITEMS, PIPELINE_ASSEMBLE };
 
 struct pipeline_opts {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "devcode.h"
+#include "partition.h"
 #include "path.h"
 #include "platform.h"
 #include "sha256.h"
@@ -23,6 +24,20 @@ size_t split_real_count(const struct dr_split *split)
             n += *r == ',';
     }
     return n;
+}
+
+size_t split_item_rank(const struct dr_split *split, size_t i)
+{
+    size_t rank = 0;
+    for (size_t k = 0; k < split->n; k++)
+        rank += strcmp(split->items[k].name, "host") != 0 &&
+                strcmp(split->items[k].name, split->items[i].name) < 0;
+    return rank;
+}
+
+int split_item_owner(const char *tu_key, size_t rank, int count)
+{
+    return (int)(((size_t)partition_owner(tu_key, count) - 1 + rank) % (size_t)count) + 1;
 }
 
 static int in_item(const struct dr_item *it, size_t step)

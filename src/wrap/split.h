@@ -57,6 +57,12 @@ struct split_item {
     char key[65];     /* its store key, "" when not computed */
 };
 
+/* An item's owner without a plan: round robin over the count shards from the TU key's own
+ * (partition.h), in the order of the items' names (strcmp), so that a TU's items spread
+ * evenly. rank: the item's place in that order (split_item_rank: device item i of split). */
+int split_item_owner(const char *tu_key, size_t rank, int count);
+size_t split_item_rank(const struct dr_split *split, size_t i);
+
 /* The number of real architectures (ptxas targets) of a split's device items. */
 size_t split_real_count(const struct dr_split *split);
 

@@ -117,6 +117,14 @@ for i, path in enumerate(sys.argv[1:], 1):
 assert sorted(stored) == ["compute_80", "compute_86", "compute_89", "compute_90"], stored
 PY
         ok "N=3: manifests say split, each item stored by its owner alone, in its artifact"
+        # shardcc classify shows the same split: parts with the shards' owners
+        args=$(awk -F'\t' '$1 == "SCA1" && $2 == "src/heavy.cu"' .shardcc/link/journal.tsv | head -1 | cut -f3-)
+        want=$(awk -F'\t' '$1 == "SCP1" && $2 == "src/heavy.cu" && $3 == "item" {print $4 ":" $6}' \
+            .shardcc/shard-1-of-3/journal.tsv | paste -sd' ')
+        (cd build && IFS=$'\t' && SHARDCC_REPRODUCIBLE=1 shardcc classify --root .. --shard 1/3 -- nvcc $args) >"$T/cls.json" ||
+            fail "shardcc classify of heavy.cu: $(cat "$T/cls.json")"
+        got=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["action"], " ".join("%s:%d" % (p["item"], p["owner"]) for p in d["parts"]))' "$T/cls.json")
+        expect_eq "shardcc classify --shard 1/3 of heavy.cu: action and parts" "$got" "split $want"
         cp -r .shardcc/local/artifacts "$T/art3"
         cp -r .shardcc/local/baseline "$T/base3"
     fi
