@@ -64,7 +64,18 @@ static void read_row(json_t *m, struct shard_row *r)
     json_array_foreach(json_object_get(m, "tus"), i, t)
     {
         const char *d = json_string_value(json_object_get(t, "decision"));
-        if (d && !strcmp(d, "owned")) {
+        /* a split TU counts where this shard compiled items of it: its record's seconds
+         * are the front and those items */
+        int mine = d && !strcmp(d, "owned");
+        size_t q;
+        json_t *it;
+        json_array_foreach(json_object_get(t, "items"), q, it)
+        {
+            if (d && !strcmp(d, "split") &&
+                json_integer_value(json_object_get(it, "owner")) == r->shard)
+                mine = 1;
+        }
+        if (mine) {
             r->owned++;
             r->compile += json_number_value(json_object_get(t, "seconds"));
         }
