@@ -304,6 +304,8 @@ static int uses_pipeline(const struct wrap *w, const struct call *call)
            pipeline_compiles((int)call->argv.n, call->argv.v);
 }
 
+static void enter_pipeline(const struct wrap *w);
+
 /* A plain build through the seats (PHASE_PLAIN): a TU runs the real compiler with the
  * arguments the seat would give ccache (reproducible objects included); any other call
  * (a link, a preprocessor run) as the build gave it. */
@@ -318,14 +320,12 @@ static int run_plain(const struct wrap *w, const struct call *call, int argc, ch
         struct strbuf why = STRBUF_INIT;
         int n = (int)call->argv.n;
         char **a = call->argv.v;
+        enter_pipeline(w);
         int st = pipeline_run(w->real, n, a, &why);
         if (st >= 0)
             return st;
         if (st == PIPELINE_FALLBACK) {
-            fprintf(stderr,
-                    "shardcc: nvcc seat: note: %s: nvcc runs whole, with --objdir-as-tempdir\n",
-                    sb_str(&why));
-            sv_push(&v, "--objdir-as-tempdir");
+            pipeline_fallback(sb_str(&why), &v);
             sb_add_printable(&fallback_why, sb_str(&why));
         }
         sb_release(&why);

@@ -710,6 +710,13 @@ int pipeline_compiles(int argc, char **argv)
     return compile;
 }
 
+void pipeline_fallback(const char *why, struct strvec *argv)
+{
+    fprintf(stderr, "shardcc: nvcc seat: note: %s: nvcc runs whole, with --objdir-as-tempdir\n",
+            why);
+    sv_push(argv, "--objdir-as-tempdir");
+}
+
 int pipeline_main(const char *nvcc, int argc, char **argv)
 {
     struct strbuf why = STRBUF_INIT;
@@ -722,9 +729,7 @@ int pipeline_main(const char *nvcc, int argc, char **argv)
     for (int i = 0; i < argc; i++)
         sv_push(&v, argv[i]);
     if (rc == PIPELINE_FALLBACK && pipeline_compiles(argc, argv)) {
-        fprintf(stderr, "shardcc: nvcc seat: note: %s: nvcc runs whole, with --objdir-as-tempdir\n",
-                sb_str(&why));
-        sv_push(&v, "--objdir-as-tempdir");
+        pipeline_fallback(sb_str(&why), &v);
         const char *note = getenv(PIPELINE_NOTE_ENV);
         if (note && *note) {
             struct strbuf line = STRBUF_INIT;

@@ -104,6 +104,10 @@ int pipeline_split_mark(const char *store, const char *tu_key, const char *outpu
  * calls the pipeline is for, and that otherwise run with --objdir-as-tempdir. */
 int pipeline_compiles(int argc, char **argv);
 
+/* A compile the pipeline did not take (PIPELINE_FALLBACK, why): says so on stderr and adds
+ * --objdir-as-tempdir to argv, nvcc's own reproducible names. */
+void pipeline_fallback(const char *why, struct strvec *argv);
+
 /* The program ccache runs as the compiler (PIPELINE_ENV set): the pipeline, else the real
  * nvcc with --objdir-as-tempdir when the call compiles, else the real nvcc as called. */
 int pipeline_main(const char *nvcc, int argc, char **argv);

@@ -139,26 +139,20 @@ expect_fail 2 "SHARDCC_SPLIT_ARCHS=\"many\" is not a number" env SHARDCC_SPLIT_A
     shardcc shard --shard 1/3 --cell split --artifact "$T/bad" -- sh -c "$BUILD"
 
 # guard: an item gone from its owner's artifact: the link job compiles it, and misses the TU
-item=$(python3 -c '
+item=$(python3 - "$T"/m1.json "$T"/m2.json "$T"/m3.json <<'PY'
 import json, sys
-m = json.load(open(sys.argv[1]))
-for t in m["tus"]:
-    if t["key"] == "src/heavy.cu":
-        for x in t["items"]:
-            if x["owner"] == 1:
-                print(x["item"], x["key"]); sys.exit(0)
-sys.exit(1)' "$T/m1.json" || python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))
-for t in m["tus"]:
-    if t["key"] == "src/heavy.cu":
-        for x in t["items"]:
-            if x["owner"] == 2:
-                print(x["item"], x["key"]); sys.exit(0)
-sys.exit(1)' "$T/m2.json") || fail "no item of heavy.cu owned by shard 1 or 2"
+for i, path in enumerate(sys.argv[1:], 1):
+    for t in json.load(open(path))["tus"]:
+        if t["key"] == "src/heavy.cu":
+            for x in t["items"]:
+                if x["owner"] == i:
+                    print(i, x["item"], x["key"])
+                    sys.exit(0)
+sys.exit(1)
+PY
+) || fail "no item of heavy.cu in the shards' manifests"
 set -- $item
-name=$1 key=$2
-owner=$(grep -l "\"$key\"" "$T"/m1.json "$T"/m2.json | head -1 | sed 's/.*m\([0-9]\)\.json/\1/')
+owner=$1 name=$2 key=$3
 A=$T/art3/shard-split-$owner-of-3.tar.zst
 mkdir -p "$T/x" && tar --zstd -xf "$A" -C "$T/x"
 rel=cache/${key:0:1}/${key:1:1}/${key:2}D
