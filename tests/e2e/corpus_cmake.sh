@@ -2,7 +2,8 @@
 # library linked with --no-undefined, RDC and a device link, a -fatbin custom command
 # embedded into a host object, a CUDA_PTX_COMPILATION library, a generator built from CUDA
 # sources and run during the build, CTest tests) through shards and the link job with
-# default options, as ISSUE 13 asks. Sourced after lib.sh by t_corpus_*.sh:
+# default options, as ISSUE 13 asks; the link job's executables and libraries are the
+# unsharded build's through the seats byte for byte (ISSUE 14: compare --exact). Sourced after lib.sh by t_corpus_*.sh:
 #   corpus GENERATOR N [extras]
 # extras: launcher (a build with its own ccache launcher), stale (a shard's tree reused by
 # the link job).
@@ -31,7 +32,9 @@ corpus() {
     export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
     local build="cmake -S . -B build -G '$gen' -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null"
 
-    sh -c "$build"
+    # the unsharded build through the seats (shardcc env --plain): the bytes a link job makes
+    (eval "$(shardcc env --plain --cache "$T/plain-cache" --journal "$T/plain.tsv")" && sh -c "$build") ||
+        fail "the unsharded build through the seats failed"
     (cd build && ctest >"$T/ctest.out" 2>&1) || fail "the unsharded build's tests fail: $(tail "$T/ctest.out")"
     mv build ../plain
     expect_eq "unsharded build ($gen): executables" "$(corpus_exes ../plain | wc -l)" "13"
@@ -100,9 +103,9 @@ corpus() {
     expect_eq "link job: device-code outputs from the store" \
         "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $8 == "device" && $14 == "hit"' \
             .shardcc/link/journal.tsv | wc -l)" "$DEV"
-    cmp -s build/src/driver/scale.fatbin ../plain/src/driver/scale.fatbin &&
-        ok "link job: scale.fatbin the same as the unsharded build's" ||
-        ok "link job: scale.fatbin differs from the unsharded build's (nvcc's temporary names)"
+    cmp -s build/src/driver/scale.fatbin ../plain/src/driver/scale.fatbin ||
+        fail "link job: scale.fatbin differs from the unsharded build's"
+    ok "link job: scale.fatbin the same bytes as the unsharded build's"
     grep -qF "results of pinned TUs differ between shards" "$T/link.out" && [ "$n" -gt 1 ] &&
         ok "link job: the pinned TUs' copies come from shard 1"
     (cd build && ctest >"$T/ctest.out" 2>&1) || fail "the link job's tests fail: $(tail "$T/ctest.out")"
@@ -110,11 +113,11 @@ corpus() {
 
     local f same=0
     for f in $(corpus_exes build) ./src/core/libcorpus_core.so ./src/rdc/libcorpus_rdc.a; do
-        shardcc compare "build/$f" "../plain/$f" >"$T/cmp.out" 2>&1 ||
+        shardcc compare --exact "build/$f" "../plain/$f" >"$T/cmp.out" 2>&1 ||
             fail "$f: the link job's differs from the unsharded build's: $(cat "$T/cmp.out")"
         same=$((same + 1))
     done
-    expect_eq "link job's executables and libraries the same as the unsharded build's" "$same" "15"
+    expect_eq "link job's executables and libraries byte for byte the unsharded build's (compare --exact)" "$same" "15"
 
     if [ "${1:-}" = launcher ]; then
         corpus_launcher "$gen" "$n"
@@ -142,7 +145,7 @@ corpus_launcher() {
         fail "launcher: the build does not use the launcher"
     expect_eq "launcher: results in the build's own cache" "$(find "$T/outer" -name '*R' 2>/dev/null | wc -l)" "0"
     (cd build && ctest >"$T/ctest.out" 2>&1) || fail "launcher: the link job's tests fail"
-    shardcc compare build/src/core/libcorpus_core.so ../plain/src/core/libcorpus_core.so >/dev/null ||
+    shardcc compare --exact build/src/core/libcorpus_core.so ../plain/src/core/libcorpus_core.so >/dev/null ||
         fail "launcher: libcorpus_core.so differs from the unsharded build's"
     ok "launcher: the link job's library is real and the same as the unsharded build's"
 

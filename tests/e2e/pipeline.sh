@@ -3,9 +3,10 @@
 #   pipeline GENERATOR-ARGS... -- N...
 # For each N: N shard builds, each from a clean build tree with a cache of its own; then the
 # link job from a clean tree. Checks, for each N: the link job's library is the same as the
-# unsharded build's (shardcc compare), every object in the link job's tree is byte-identical
-# to the one its owner shard compiled, and the link job reports a 100 % hit rate with exact
-# counts (24 TUs seen, 24 hits, 0 stubs).
+# unsharded build's (shardcc compare: up to nvcc's temp names against plain nvcc; --exact,
+# library and objects, against the unsharded build through the seats), every object in the
+# link job's tree is byte-identical to the one its owner shard compiled, and the link job
+# reports a 100 % hit rate with exact counts (24 TUs seen, 24 hits, 0 stubs).
 EX="$SHARDCC_SRC/examples/cuda-cmake"
 TUS=24
 
@@ -27,6 +28,11 @@ pipeline() {
     fi
     mv build ../plain
     ok "unsharded build (${gen[*]})"
+    # and through the seats, unsharded (shardcc env --plain): the bytes a link job must make
+    (eval "$(shardcc env --plain --cache "$T/plain-cache" --journal "$T/plain.tsv")" && sh -c "$build") ||
+        fail "the unsharded build through the seats failed"
+    mv build ../seat-plain
+    ok "unsharded build through the seats (shardcc env --plain)"
     local n i
     for n in "$@"; do
         rm -rf ../art-$n && mkdir ../art-$n
@@ -58,6 +64,15 @@ pipeline() {
         shardcc compare build/libkern.so ../plain/libkern.so >"$T/cmp.out" ||
             fail "N=$n: $(cat "$T/cmp.out")"
         ok "N=$n: $(cat "$T/cmp.out")"
+        # byte for byte against the unsharded build through the seats: library and objects
+        local f exact=0
+        for f in libkern.so $(cd build && find . -path '*.dir/*' -name '*.o' | sort); do
+            shardcc compare --exact "build/$f" "../seat-plain/$f" >"$T/cmp.out" ||
+                fail "N=$n: $f: not the unsharded build's bytes: $(cat "$T/cmp.out")"
+            exact=$((exact + 1))
+        done
+        [ "$exact" -gt "$TUS" ] || fail "N=$n: only $exact products compared"
+        ok "N=$n: libkern.so and $((exact - 1)) objects byte for byte the unsharded build's through the seats (compare --exact)"
         # every object in the link tree is its owner shard's bytes
         local same=0 key out owner
         while IFS=$'\t' read -r key out owner; do
