@@ -436,16 +436,10 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         return rc;
     /* --split-archs, else the caller's SHARDCC_SPLIT_ARCHS, else the default */
     const char *sa = o->split_archs ? o->split_archs : getenv(SPLIT_ARCHS_ENV);
-    env->split_archs = SPLIT_ARCHS_DEFAULT;
-    if (sa && *sa) {
-        char *end;
-        long n = strtol(sa, &end, 10);
-        if (*end || end == sa || n < 0 || n > 1000) {
-            report_error(cmd, "%s\"%s\" is not a number of architectures 0..1000",
-                         o->split_archs ? "--split-archs " : SPLIT_ARCHS_ENV "=", sa);
-            return EXIT_USAGE;
-        }
-        env->split_archs = (int)n;
+    if (split_archs_parse(sa, &env->split_archs) != 0) {
+        report_error(cmd, "%s\"%s\" is not a number of architectures 0..1000",
+                     o->split_archs ? "--split-archs " : SPLIT_ARCHS_ENV "=", sa);
+        return EXIT_USAGE;
     }
     rc = toolchain_fingerprint(&env->tc, &sb);
     if (rc)

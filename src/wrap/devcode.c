@@ -150,6 +150,23 @@ void devcode_entry_path(const char *cache_dir, const char *key, struct strbuf *o
     sb_addf(out, "%s/%c/%c/%sD", cache_dir, key[0], key[1], key + 2);
 }
 
+const char *devcode_store_dir(void)
+{
+    const char *cache = getenv("SHARDCC_CCACHE_DIR");
+    if (!cache || !*cache)
+        cache = getenv("CCACHE_DIR");
+    return cache && *cache ? cache : NULL;
+}
+
+int devcode_store_put(const char *path, const void *data, size_t len)
+{
+    struct strbuf dir = STRBUF_INIT;
+    sb_add(&dir, path, (size_t)(path_basename(path) - path));
+    int e = plat_mkdir_p(sb_str(&dir));
+    sb_release(&dir);
+    return e ? e : plat_write_atomic(path, data ? data : "", len);
+}
+
 void devcode_depfile(const struct strvec *targets, const struct strvec *deps, struct strbuf *out)
 {
     for (size_t i = 0; i < targets->n; i++)

@@ -46,6 +46,14 @@ int devcode_key(const struct wrap_config *cfg, const char *fingerprint, const ch
 /* The store entry of key under the cache directory cache_dir. */
 void devcode_entry_path(const char *cache_dir, const char *key, struct strbuf *out);
 
+/* The store's directory, the job's cache: SHARDCC_CCACHE_DIR, else CCACHE_DIR, else NULL. */
+const char *devcode_store_dir(void);
+
+/* Writes data as the entry at path (devcode_entry_path), its directory made first,
+ * atomically. 0 or an errno. The seat's store keeps device-code outputs and split TUs'
+ * items and markers (split.h). */
+int devcode_store_put(const char *path, const void *data, size_t len);
+
 /* A make rule "targets: deps" (targets already make-quoted; spaces in deps escaped). */
 void devcode_depfile(const struct strvec *targets, const struct strvec *deps, struct strbuf *out);
 

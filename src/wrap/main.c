@@ -550,10 +550,8 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
  * ("dependency_error": nvcc -M failed, so the real call runs to show nvcc's message). */
 static int run_devcode(const struct wrap *w, struct call *call, struct ccache_outcome *outcome)
 {
-    const char *cache = getenv("SHARDCC_CCACHE_DIR");
-    if (!cache || !*cache)
-        cache = getenv("CCACHE_DIR");
-    if (!cache || !*cache)
+    const char *cache = devcode_store_dir();
+    if (!cache)
         return fail(w, EXIT_USAGE,
                     "neither SHARDCC_CCACHE_DIR nor CCACHE_DIR is set: the store of "
                     "device-code outputs has no directory (run: eval \"$(shardcc env)\")");
@@ -617,17 +615,11 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
         outcome->result_key[0] = '\0';
         goto out;
     }
-    struct strbuf dir = STRBUF_INIT;
-    if (!e) {
-        sb_add(&dir, sb_str(&entry), (size_t)(path_basename(sb_str(&entry)) - sb_str(&entry)));
-        e = plat_mkdir_p(sb_str(&dir));
-    }
     if (!e)
-        e = plat_write_atomic(sb_str(&entry), text.buf ? text.buf : "", text.len);
+        e = devcode_store_put(sb_str(&entry), text.buf, text.len);
     if (e)
         st = fail(w, EXIT_IO, "cannot store \"%s\" as \"%s\": %s", call->output, sb_str(&entry),
                   plat_strerror(e));
-    sb_release(&dir);
 out:
     sv_clear(&v);
     sv_clear(&key_args);
@@ -708,7 +700,7 @@ static int split_call(struct wrap *w, struct call *call, struct pipeline_opts *p
         (call->action != ACTION_CACHE && call->action != ACTION_STUB) || !call->key ||
         !call->output || !uses_pipeline(w, call))
         return 0;
-    const char *store = split_store_dir();
+    const char *store = devcode_store_dir();
     int archs;
     if (!store)
         return 0;

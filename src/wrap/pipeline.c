@@ -247,6 +247,36 @@ static int run_item(void *ctx, size_t i)
     return 0;
 }
 
+/* The steps around n device items: the host item's steps before the first cicc (the
+ * preprocessor, cudafe++, which writes the module id), the items through fn, threads at
+ * once (0: one per processor), then when back is set the host steps after it (fatbinary,
+ * the host compile). host may be NULL (no host step). The first failing status. */
+static int run_around_items(const struct dr_plan *plan, const struct dr_item *host, size_t n,
+                            long threads, int (*fn)(void *ctx, size_t i), void *ctx, int back)
+{
+    size_t first_cicc = plan->n;
+    for (size_t i = 0; i < plan->n && first_cicc == plan->n; i++)
+        if (plan->steps[i].tool == DR_CICC)
+            first_cicc = i;
+    int status = 0;
+    for (size_t k = 0; host && k < host->n && status == 0; k++)
+        if (host->steps[k] < first_cicc)
+            status = run_step(&plan->steps[host->steps[k]]);
+    if (status == 0 && n) {
+        long max = threads > 0 ? threads : plat_processors();
+        status = plat_run_parallel(n, (size_t)max, fn, ctx);
+        if (status < 0) {
+            fprintf(stderr, "shardcc: nvcc seat: cannot start the device steps: %s\n",
+                    strerror(errno));
+            status = 1;
+        }
+    }
+    for (size_t k = 0; back && host && k < host->n && status == 0; k++)
+        if (host->steps[k] > first_cicc)
+            status = run_step(&plan->steps[host->steps[k]]);
+    return status;
+}
+
 /* Runs the steps, one after the other in the plan's order; under --threads N the device
  * items (dryrun.h) run N at once, between the host steps they need (the preprocessor and
  * cudafe++, which writes the module id) and the host steps that need them. */
@@ -267,30 +297,10 @@ static int run_steps(const struct dr_plan *plan, long threads)
             if (plan->steps[i].tool != DR_RM) /* the temporaries go at the end, all of them */
                 status = run_step(&plan->steps[i]);
     } else {
-        /* host steps before the first cicc (preprocessor, cudafe++), the device items, the
-         * rest of the host steps (fatbinary, the host compile) */
         const struct dr_item *host =
             strcmp(split.items[split.n - 1].name, "host") == 0 ? &split.items[split.n - 1] : NULL;
-        size_t first_cicc = plan->n;
-        for (size_t i = 0; i < plan->n && first_cicc == plan->n; i++)
-            if (plan->steps[i].tool == DR_CICC)
-                first_cicc = i;
-        for (size_t k = 0; host && k < host->n && status == 0; k++)
-            if (host->steps[k] < first_cicc)
-                status = run_step(&plan->steps[host->steps[k]]);
-        if (status == 0) {
-            long max = threads > 0 ? threads : plat_processors();
-            struct schedule s = {plan, &split};
-            status = plat_run_parallel(devices, (size_t)max, run_item, &s);
-            if (status < 0) {
-                fprintf(stderr, "shardcc: nvcc seat: cannot start the device steps: %s\n",
-                        strerror(errno));
-                status = 1;
-            }
-        }
-        for (size_t k = 0; host && k < host->n && status == 0; k++)
-            if (host->steps[k] > first_cicc)
-                status = run_step(&plan->steps[host->steps[k]]);
+        struct schedule s = {plan, &split};
+        status = run_around_items(plan, host, devices, threads, run_item, &s, 1);
     }
     dr_split_clear(&split);
     return status;
@@ -448,14 +458,9 @@ static int run_split_item(void *ctx, size_t i)
         goto out;
     }
     sb_reset(&blob);
-    struct strbuf dir = STRBUF_INIT;
     e = split_pack(&exports, &blob, &err);
-    if (!e) {
-        sb_add(&dir, sb_str(&entry), (size_t)(path_basename(sb_str(&entry)) - sb_str(&entry)));
-        e = plat_mkdir_p(sb_str(&dir));
-    }
     if (!e)
-        e = plat_write_atomic(sb_str(&entry), blob.buf, blob.len);
+        e = devcode_store_put(sb_str(&entry), blob.buf, blob.len);
     if (e) {
         fprintf(stderr, "shardcc: nvcc seat: cannot store item %s of %s as \"%s\": %s%s%s\n",
                 r->name, j->o->key ? j->o->key : "?", sb_str(&entry), sb_str(&err),
@@ -464,7 +469,6 @@ static int run_split_item(void *ctx, size_t i)
     } else {
         outcome = "stored";
     }
-    sb_release(&dir);
 out:;
     struct strbuf res = STRBUF_INIT, path = STRBUF_INIT;
     result_path(j, i, &path);
@@ -528,32 +532,12 @@ static int run_split(const struct dr_plan *plan, const struct dr_split *split,
     for (size_t i = 0; i < o->n; i++)
         if (o->mode == PIPELINE_ASSEMBLE || o->items[i].owner == o->shard)
             mine[nmine++] = i;
-    const struct dr_item *host = &split->items[split->n - 1];
-    size_t first_cicc = plan->n;
-    for (size_t i = 0; i < plan->n && first_cicc == plan->n; i++)
-        if (plan->steps[i].tool == DR_CICC)
-            first_cicc = i;
-    int status = 0;
-    for (size_t k = 0; k < host->n && status == 0; k++)
-        if (host->steps[k] < first_cicc)
-            status = run_step(&plan->steps[host->steps[k]]);
-    if (status == 0 && nmine) {
-        struct item_job j = {plan, split, o, tmpdir, name, index};
-        struct pick pick = {&j, mine};
-        long max = threads > 0 ? threads : plat_processors();
-        status = plat_run_parallel(nmine, (size_t)max, run_picked, &pick);
-        if (status < 0) {
-            fprintf(stderr, "shardcc: nvcc seat: cannot start the device steps: %s\n",
-                    strerror(errno));
-            status = 1;
-        }
-        for (size_t k = 0; k < nmine; k++)
-            item_result(&j, mine[k]);
-    }
-    if (o->mode == PIPELINE_ASSEMBLE)
-        for (size_t k = 0; k < host->n && status == 0; k++)
-            if (host->steps[k] > first_cicc)
-                status = run_step(&plan->steps[host->steps[k]]);
+    struct item_job j = {plan, split, o, tmpdir, name, index};
+    struct pick pick = {&j, mine};
+    int status = run_around_items(plan, &split->items[split->n - 1], nmine, threads, run_picked,
+                                  &pick, o->mode == PIPELINE_ASSEMBLE);
+    for (size_t k = 0; k < nmine; k++)
+        item_result(&j, mine[k]);
     free(index);
     free(mine);
     return status;
@@ -674,20 +658,16 @@ int pipeline_split_marked(const char *store, const char *tu_key, const char *out
 int pipeline_split_mark(const char *store, const char *tu_key, const char *output,
                         const struct pipeline_opts *o, struct strbuf *err)
 {
-    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, dir = STRBUF_INIT;
+    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
     pipeline_split_marked(store, tu_key, output, &path);
     sb_adds(&text, SPLIT_MARK_TAG "\n");
     for (size_t i = 0; i < o->n; i++)
         sb_addf(&text, "%s\n", o->items[i].name);
-    sb_add(&dir, sb_str(&path), (size_t)(path_basename(sb_str(&path)) - sb_str(&path)));
-    int e = plat_mkdir_p(sb_str(&dir));
-    if (!e)
-        e = plat_write_atomic(sb_str(&path), text.buf, text.len);
+    int e = devcode_store_put(sb_str(&path), text.buf, text.len);
     if (e)
         sb_adds(err, sb_str(&path));
     sb_release(&path);
     sb_release(&text);
-    sb_release(&dir);
     return e;
 }
 

@@ -210,17 +210,8 @@ void split_marker_key(const char *tu_key, const char *temp_name, char key[65])
     sha256_hex(d, key);
 }
 
-const char *split_store_dir(void)
+int split_archs_parse(const char *v, int *archs)
 {
-    const char *cache = getenv("SHARDCC_CCACHE_DIR");
-    if (!cache || !*cache)
-        cache = getenv("CCACHE_DIR");
-    return cache && *cache ? cache : NULL;
-}
-
-int split_archs_from_env(int *archs)
-{
-    const char *v = getenv(SPLIT_ARCHS_ENV);
     *archs = SPLIT_ARCHS_DEFAULT;
     if (!v || !*v)
         return 0;
@@ -230,4 +221,9 @@ int split_archs_from_env(int *archs)
         return -1;
     *archs = (int)n;
     return 0;
+}
+
+int split_archs_from_env(int *archs)
+{
+    return split_archs_parse(getenv(SPLIT_ARCHS_ENV), archs);
 }

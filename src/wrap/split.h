@@ -86,10 +86,9 @@ int split_unpack(const char *blob, size_t len, const struct strvec *files, struc
 /* The marker's key of a TU: its key and its temporaries' name (tmpxft_<h1>_<h2>). */
 void split_marker_key(const char *tu_key, const char *temp_name, char key[65]);
 
-/* The store's directory: SHARDCC_CCACHE_DIR, else CCACHE_DIR, else NULL. */
-const char *split_store_dir(void);
-
-/* SHARDCC_SPLIT_ARCHS: into *archs; -1 when the value is not a number 0..1000. */
+/* A value of SHARDCC_SPLIT_ARCHS (NULL or empty: SPLIT_ARCHS_DEFAULT) into *archs; -1 when
+ * it is not a number 0..1000. split_archs_from_env: the environment's. */
+int split_archs_parse(const char *value, int *archs);
 int split_archs_from_env(int *archs);
 
 #endif
