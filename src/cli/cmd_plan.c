@@ -269,21 +269,24 @@ static size_t tu_part(const char *key)
 
 /* Measured costs arranged by TU: each TU's cost (its own measurement, else the sum of its
  * items'), and the TUs whose device items (KEY#ITEM) were measured, costliest first. */
+/* A TU whose device items were measured, and its cost. */
+struct cand {
+    const char *tu;
+    double cost;
+};
+
 struct tu_costs {
     json_t *sum;       /* TU -> the sum of its items' costs */
     double *cost;      /* by position in c->m: a TU's cost (unused for items) */
-    const char **cand; /* TUs with items, costliest first */
-    double *cand_cost;
+    struct cand *cand; /* TUs with items, costliest first (ties by name) */
     size_t ncand;
     double total;
 };
 
-static const struct tu_costs *sort_ctx;
 static int by_cost_desc(const void *a, const void *b)
 {
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    double x = sort_ctx->cand_cost[i], y = sort_ctx->cand_cost[j];
-    return x > y ? -1 : x < y ? 1 : strcmp(sort_ctx->cand[i], sort_ctx->cand[j]);
+    const struct cand *x = a, *y = b;
+    return x->cost > y->cost ? -1 : x->cost < y->cost ? 1 : strcmp(x->tu, y->tu);
 }
 
 static void tu_costs_make(const struct costs *c, int sources, int latest, struct tu_costs *t)
@@ -313,38 +316,21 @@ static void tu_costs_make(const struct costs *c, int sources, int latest, struct
                                  : 0;
         t->total += t->cost[i];
     }
-    size_t n = json_object_size(t->sum), k = 0;
-    const char **cand = xmalloc((n ? n : 1) * sizeof *cand);
-    double *cc = xmalloc((n ? n : 1) * sizeof *cc);
+    size_t n = json_object_size(t->sum);
+    t->cand = xmalloc((n ? n : 1) * sizeof *t->cand);
     const char *tu;
     json_t *v;
     json_object_foreach(t->sum, tu, v)
     {
         json_t *at = json_object_get(c->index, tu);
-        cand[k] = tu;
-        cc[k] = at && c->m[json_integer_value(at)].n ? pick(&c->m[json_integer_value(at)], latest)
-                                                     : json_real_value(v);
+        struct cand *k = &t->cand[t->ncand++];
+        k->tu = tu;
+        k->cost = at && c->m[json_integer_value(at)].n ? pick(&c->m[json_integer_value(at)], latest)
+                                                       : json_real_value(v);
         if (!at)
-            t->total += cc[k]; /* a TU known from its items alone */
-        k++;
+            t->total += k->cost; /* a TU known from its items alone */
     }
-    size_t *order = xmalloc((n ? n : 1) * sizeof *order);
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    t->cand = cand;
-    t->cand_cost = cc;
-    sort_ctx = t;
-    qsort(order, n, sizeof *order, by_cost_desc);
-    t->cand = xmalloc((n ? n : 1) * sizeof *t->cand);
-    t->cand_cost = xmalloc((n ? n : 1) * sizeof *t->cand_cost);
-    for (size_t i = 0; i < n; i++) {
-        t->cand[i] = cand[order[i]];
-        t->cand_cost[i] = cc[order[i]];
-    }
-    t->ncand = n;
-    free(order);
-    free(cand);
-    free(cc);
+    qsort(t->cand, t->ncand, sizeof *t->cand, by_cost_desc);
 }
 
 static void tu_costs_release(struct tu_costs *t)
@@ -352,7 +338,6 @@ static void tu_costs_release(struct tu_costs *t)
     json_decref(t->sum);
     free(t->cost);
     free(t->cand);
-    free(t->cand_cost);
 }
 
 /* What the plan places: every TU whole, but for the TUs in split, their measured items
@@ -385,10 +370,10 @@ static struct plan_item *plan_entries(const struct costs *c, const struct tu_cos
         }
     }
     for (size_t i = 0; i < t->ncand; i++)
-        if (!json_object_get(c->index, t->cand[i]) && !json_object_get(split, t->cand[i])) {
-            sv_push(names, t->cand[i]);
+        if (!json_object_get(c->index, t->cand[i].tu) && !json_object_get(split, t->cand[i].tu)) {
+            sv_push(names, t->cand[i].tu);
             items[k].key = names->v[names->n - 1];
-            items[k++].cost = t->cand_cost[i];
+            items[k++].cost = t->cand[i].cost;
         }
     *count = k;
     return items;
@@ -408,8 +393,8 @@ static char *plan_of(const struct costs *c, int n, int sources, int latest,
     json_t *split = json_object();
     double share = t.total / (n > 0 ? n : 1);
     size_t next = 0;
-    while (next < t.ncand && t.cand_cost[next] > share)
-        json_object_set_new(split, t.cand[next++], json_true());
+    while (next < t.ncand && t.cand[next].cost > share)
+        json_object_set_new(split, t.cand[next++].tu, json_true());
     char *text = NULL;
     for (size_t step = 1;; step *= 2) {
         size_t k;
@@ -422,7 +407,7 @@ static char *plan_of(const struct costs *c, int n, int sources, int latest,
         if (sources || next >= t.ncand || ms->plan <= PLAN_SPLIT_GOAL * ms->ideal)
             break;
         for (size_t q = 0; q < step && next < t.ncand; q++)
-            json_object_set_new(split, t.cand[next++], json_true());
+            json_object_set_new(split, t.cand[next++].tu, json_true());
     }
     json_decref(split);
     tu_costs_release(&t);
