@@ -1,0 +1,783 @@
+/* remote: ccache's remote storage URL and a client for its Redis and HTTP servers (see
+ * remote.h). */
+#include "remote.h"
+#include "net.h"
+#include "platform.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <string.h>
+
+#define MAX_OBJECT (1ull << 31) /* a bigger answer is refused, not read */
+
+/* $VAR and ${VAR} expanded as ccache expands its configuration values; "$$" is "$". An unset
+ * variable is an error. */
+static int expand_env(const char *s, struct strbuf *out, struct strbuf *err)
+{
+    for (const char *p = s; *p; p++) {
+        if (*p != '$') {
+            sb_addc(out, *p);
+            continue;
+        }
+        if (p[1] == '$') {
+            sb_addc(out, '$');
+            p++;
+            continue;
+        }
+        int brace = p[1] == '{';
+        const char *b = p + 1 + brace, *e = b;
+        while (isalnum((unsigned char)*e) || *e == '_')
+            e++;
+        if (e == b || (brace && *e != '}')) {
+            sb_addf(err, "a '$' not followed by a variable name (write $$ for a '$')");
+            return -1;
+        }
+        char *name = xstrndup(b, (size_t)(e - b));
+        const char *v = getenv(name);
+        if (!v) {
+            sb_addf(err, "the environment variable %s it names is not set", name);
+            free(name);
+            return -1;
+        }
+        free(name);
+        sb_adds(out, v);
+        p = e - !brace;
+    }
+    return 0;
+}
+
+/* Decodes %XX in place. */
+static void pct_decode(char *s)
+{
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        if (p[0] == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+            char hex[3] = {p[1], p[2], 0};
+            *o++ = (char)strtol(hex, NULL, 16);
+            p += 2;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+}
+
+static int parse_ms(const char *v, int *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 1 || n > 3600000)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+static int is_loopback(const char *host)
+{
+    return !strcmp(host, "localhost") || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
+}
+
+/* The display form of url: the password of its user information, when written literally,
+ * as "********" (ccache's own mask). */
+static char *masked(const char *url, const char *scheme_end)
+{
+    const char *at = strchr(scheme_end, '@'), *slash = strchr(scheme_end, '/');
+    if (!at || (slash && slash < at))
+        return xstrdup(url);
+    const char *colon = memchr(scheme_end, ':', (size_t)(at - scheme_end));
+    const char *pw = colon ? colon + 1 : scheme_end; /* redis://PASSWORD@host */
+    if (memchr(pw, '$', (size_t)(at - pw)) || pw == at)
+        return xstrdup(url);
+    struct strbuf m = STRBUF_INIT;
+    sb_add(&m, url, (size_t)(pw - url));
+    sb_adds(&m, "********");
+    sb_adds(&m, at);
+    return sb_detach(&m);
+}
+
+int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    r->connect_ms = 100;
+    r->op_ms = 10000;
+    const char *bar = strchr(spec, '|');
+    char *url = bar ? xstrndup(spec, (size_t)(bar - spec)) : xstrdup(spec);
+    const char *scheme_end = strstr(url, "://");
+    int unix_form = !strncmp(url, "redis+unix:", 11);
+    scheme_end = unix_form ? url + 11 : scheme_end ? scheme_end + 3 : NULL;
+    r->display = masked(spec, spec + ((scheme_end ? scheme_end : url) - url));
+    struct strbuf ex = STRBUF_INIT, fix = STRBUF_INIT;
+    int rc = -1;
+    if (!strncmp(url, "https://", 8) || !strncmp(url, "rediss://", 9)) {
+        sb_addf(err, "\"%s\": ccache 4.7 speaks neither HTTPS nor TLS to Redis: use http:// or "
+                     "redis:// (behind a tunnel or on a private network)",
+                r->display);
+        goto out;
+    }
+    if (!strncmp(url, "http://", 7))
+        r->kind = REMOTE_HTTP;
+    else if (!strncmp(url, "redis://", 8) || unix_form)
+        r->kind = REMOTE_REDIS;
+    else {
+        sb_addf(err, "\"%s\": not a remote storage URL ccache 4.7 can use with shardcc "
+                     "(http://HOST[:PORT]/PATH, redis://HOST[:PORT][/DB] or "
+                     "redis+unix:SOCKET)",
+                r->display);
+        goto out;
+    }
+    struct strbuf why = STRBUF_INIT;
+    if (expand_env(url, &ex, &why) != 0) {
+        sb_addf(err, "\"%s\": %s", r->display, sb_str(&why));
+        sb_release(&why);
+        goto out;
+    }
+    sb_release(&why);
+    /* the attributes */
+    for (const char *a = bar; a && *a == '|';) {
+        const char *next = strchr(a + 1, '|');
+        char *kv = next ? xstrndup(a + 1, (size_t)(next - a - 1)) : xstrdup(a + 1);
+        a = next;
+        char *eq = strchr(kv, '=');
+        const char *v = eq ? eq + 1 : "true";
+        if (eq)
+            *eq = '\0';
+        int bad = 0;
+        if (!strcmp(kv, "read-only"))
+            bad = strcmp(v, "true") && strcmp(v, "false") ? 1 : (r->read_only = !strcmp(v, "true"), 0);
+        else if (!strcmp(kv, "connect-timeout"))
+            bad = parse_ms(v, &r->connect_ms);
+        else if (!strcmp(kv, "operation-timeout"))
+            bad = parse_ms(v, &r->op_ms);
+        else if (!strcmp(kv, "layout") && r->kind == REMOTE_HTTP && !strcmp(v, "subdirs"))
+            r->flat = 0;
+        else if (!strcmp(kv, "layout") && r->kind == REMOTE_HTTP && !strcmp(v, "flat"))
+            r->flat = 1;
+        else if (!strcmp(kv, "keep-alive") && r->kind == REMOTE_HTTP)
+            bad = strcmp(v, "true") && strcmp(v, "false");
+        else {
+            sb_addf(err,
+                    "\"%s\": the attribute \"%s%s%s\" is not one shardcc knows (read-only, "
+                    "connect-timeout, operation-timeout%s)",
+                    r->display, kv, eq ? "=" : "", eq ? v : "",
+                    r->kind == REMOTE_HTTP ? ", layout=subdirs|flat, keep-alive" : "");
+            free(kv);
+            goto out;
+        }
+        if (bad) {
+            sb_addf(err, "\"%s\": the attribute %s has the bad value \"%s\"", r->display, kv, v);
+            free(kv);
+            goto out;
+        }
+        free(kv);
+    }
+    char *u = ex.buf;
+    if (unix_form) {
+        char *p = u + 11;
+        if (!strncmp(p, "//", 2))
+            p += 2;
+        char *q = strchr(p, '?');
+        if (q) {
+            *q++ = '\0';
+            if (strncmp(q, "db=", 3) || parse_ms(q + 3, &r->db) != 0) {
+                sb_addf(err, "\"%s\": the query must be ?db=N", r->display);
+                goto out;
+            }
+        }
+        if (*p != '/') {
+            sb_addf(err, "\"%s\": redis+unix: needs an absolute socket path", r->display);
+            goto out;
+        }
+        r->unix_path = xstrdup(p);
+        r->loopback = 1;
+        r->ccache = xstrdup(spec);
+        rc = 0;
+        goto out;
+    }
+    char *auth = u + (r->kind == REMOTE_HTTP ? 7 : 8);
+    char *slash = strchr(auth, '/');
+    char *hostport = auth;
+    char *at = strrchr(auth, '@');
+    if (at && (!slash || at < slash)) {
+        *at = '\0';
+        hostport = at + 1;
+        char *colon = strchr(auth, ':');
+        if (colon) {
+            *colon = '\0';
+            r->user = *auth ? xstrdup(auth) : NULL;
+            r->password = xstrdup(colon + 1);
+        } else if (r->kind == REMOTE_REDIS) { /* redis://PASSWORD@HOST */
+            r->password = xstrdup(auth);
+        } else {
+            r->user = xstrdup(auth);
+            r->password = xstrdup("");
+        }
+        if (r->user)
+            pct_decode(r->user);
+        if (r->password)
+            pct_decode(r->password);
+    }
+    slash = strchr(hostport, '/');
+    char *path = slash ? xstrdup(slash) : xstrdup("");
+    if (slash)
+        *slash = '\0';
+    char *port = NULL;
+    if (hostport[0] == '[') { /* [IPv6] */
+        char *close = strchr(hostport, ']');
+        if (!close) {
+            sb_addf(err, "\"%s\": an unclosed '[' in the host", r->display);
+            free(path);
+            goto out;
+        }
+        *close = '\0';
+        r->host = xstrdup(hostport + 1);
+        port = close[1] == ':' ? close + 2 : NULL;
+    } else {
+        char *colon = strchr(hostport, ':');
+        if (colon)
+            *colon = '\0';
+        r->host = xstrdup(hostport);
+        port = colon ? colon + 1 : NULL;
+    }
+    if (!*r->host || (port && (!*port || strspn(port, "0123456789") != strlen(port)))) {
+        sb_addf(err, "\"%s\": no host, or a port that is not a number", r->display);
+        free(path);
+        goto out;
+    }
+    r->port = xstrdup(port ? port : r->kind == REMOTE_HTTP ? "80" : "6379");
+    r->loopback = is_loopback(r->host);
+    if (r->kind == REMOTE_HTTP) {
+        size_t n = strlen(path);
+        while (n && path[n - 1] == '/')
+            path[--n] = '\0';
+        r->path = path;
+    } else {
+        if (*path && (strlen(path) < 2 || parse_ms(path + 1, &r->db) != 0)) {
+            sb_addf(err, "\"%s\": the path of a redis:// URL is the database number (/N)",
+                    r->display);
+            free(path);
+            goto out;
+        }
+        free(path);
+    }
+    r->literal_password = r->password && *r->password && r->display && strstr(r->display, "********");
+    /* ccache 4.7.5 sends no AUTH for redis://:PASSWORD@HOST and prints that password in its
+     * log: it gets redis://PASSWORD@HOST, which it handles */
+    const char *cu = strstr(spec, "redis://:");
+    if (r->kind == REMOTE_REDIS && cu == spec) {
+        sb_adds(&fix, "redis://");
+        sb_adds(&fix, spec + 9);
+        r->ccache = sb_detach(&fix);
+    } else {
+        r->ccache = xstrdup(spec);
+    }
+    rc = 0;
+out:
+    free(url);
+    sb_release(&ex);
+    sb_release(&fix);
+    return rc;
+}
+
+void remote_release(struct remote *r)
+{
+    net_close(r->fd);
+    free(r->ccache);
+    free(r->display);
+    free(r->host);
+    free(r->port);
+    free(r->unix_path);
+    free(r->path);
+    free(r->user);
+    if (r->password)
+        memset(r->password, 0, strlen(r->password));
+    free(r->password);
+    sb_release(&r->in);
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+}
+
+int remote_entry_name(const char *rel, struct strbuf *out)
+{
+    size_t n = strlen(rel);
+    if (n < 3 || !strchr("RMD", rel[n - 1]))
+        return -1;
+    struct strbuf d = STRBUF_INIT;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (rel[i] != '/')
+            sb_addc(&d, rel[i]);
+    if (rel[n - 1] == 'D')
+        sb_addf(out, "shardcc/d/%s", sb_str(&d));
+    else
+        sb_adds(out, sb_str(&d));
+    sb_release(&d);
+    return 0;
+}
+
+int remote_run_id_ok(const char *run)
+{
+    size_t n = strlen(run);
+    if (!n || n > 128 || run[0] == '.' || run[0] == '-')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)run[i]) && !strchr("._+-", run[i]))
+            return 0;
+    return 1;
+}
+
+void remote_manifest_name(const char *run, const char *cell, int i, int n, struct strbuf *out)
+{
+    sb_addf(out, "shardcc/run/%s/%s/shard-%d-of-%d.json", run, cell, i, n);
+}
+
+/* ---- the connection ---- */
+
+static uint64_t deadline(const struct remote *r)
+{
+    return plat_monotonic_us() + (uint64_t)r->op_ms * 1000;
+}
+
+static void drop(struct remote *r)
+{
+    net_close(r->fd);
+    r->fd = -1;
+    sb_reset(&r->in);
+    r->inpos = 0;
+}
+
+static int fill(struct remote *r, uint64_t dl, struct strbuf *err)
+{
+    if (r->inpos == r->in.len) {
+        sb_reset(&r->in);
+        r->inpos = 0;
+    }
+    sb_grow(&r->in, 65536);
+    long got = net_read_some(r->fd, r->in.buf + r->in.len, 65536, dl, err);
+    if (got == 0)
+        sb_adds(err, "the server closed the connection");
+    if (got <= 0)
+        return -1;
+    r->in.len += (size_t)got;
+    r->in.buf[r->in.len] = '\0';
+    return 0;
+}
+
+/* One line ending in CRLF (without it) into line. */
+static int read_line(struct remote *r, uint64_t dl, struct strbuf *line, struct strbuf *err)
+{
+    sb_reset(line);
+    for (;;) {
+        const char *b = r->in.buf ? r->in.buf + r->inpos : "";
+        const char *nl = r->in.len > r->inpos ? memchr(b, '\n', r->in.len - r->inpos) : NULL;
+        if (nl) {
+            size_t n = (size_t)(nl - b);
+            sb_add(line, b, n && b[n - 1] == '\r' ? n - 1 : n);
+            r->inpos += n + 1;
+            return 0;
+        }
+        if (r->in.len - r->inpos > 65536) {
+            sb_adds(err, "the server sent a line longer than 64 KiB");
+            return -1;
+        }
+        if (fill(r, dl, err))
+            return -1;
+    }
+}
+
+static int read_bytes(struct remote *r, uint64_t dl, size_t n, struct strbuf *out,
+                      struct strbuf *err)
+{
+    while (n) {
+        if (r->inpos == r->in.len && fill(r, dl, err))
+            return -1;
+        size_t take = r->in.len - r->inpos < n ? r->in.len - r->inpos : n;
+        if (out)
+            sb_add(out, r->in.buf + r->inpos, take);
+        r->inpos += take;
+        n -= take;
+    }
+    return 0;
+}
+
+static int ensure_connected(struct remote *r, struct strbuf *err);
+
+/* ---- Redis (RESP2) ---- */
+
+static void resp_arg(struct strbuf *q, const void *d, size_t n)
+{
+    sb_addf(q, "$%zu\r\n", n);
+    sb_add(q, d, n);
+    sb_adds(q, "\r\n");
+}
+
+/* Sends the command of argc arguments and reads one reply: its type ('+', '-', ':', '$'),
+ * the integer (':', or the bulk length, -1 for nil) and the text or bulk bytes. */
+static int redis_cmd(struct remote *r, int argc, const char **argv, const size_t *len,
+                     char *type, long long *num, struct strbuf *val, struct strbuf *err)
+{
+    struct strbuf q = STRBUF_INIT, line = STRBUF_INIT;
+    sb_addf(&q, "*%d\r\n", argc);
+    for (int i = 0; i < argc; i++)
+        resp_arg(&q, argv[i], len ? len[i] : strlen(argv[i]));
+    uint64_t dl = deadline(r);
+    int rc = net_write_all(r->fd, q.buf, q.len, dl, err);
+    if (!rc)
+        rc = read_line(r, dl, &line, err);
+    if (!rc) {
+        *type = line.len ? line.buf[0] : '?';
+        *num = 0;
+        if (val)
+            sb_reset(val);
+        if (*type == '+' || *type == '-') {
+            if (val)
+                sb_adds(val, sb_str(&line) + 1);
+        } else if (*type == ':' || *type == '$') {
+            char *end;
+            *num = strtoll(sb_str(&line) + 1, &end, 10);
+            if (*end || (*type == '$' && (*num < -1 || (unsigned long long)*num > MAX_OBJECT))) {
+                sb_adds(err, "the server's answer is not Redis's protocol (RESP)");
+                rc = -1;
+            } else if (*type == '$' && *num >= 0) {
+                rc = read_bytes(r, dl, (size_t)*num, val, err);
+                if (!rc)
+                    rc = read_line(r, dl, &line, err);
+                if (!rc && line.len) {
+                    sb_adds(err, "the server's answer is not Redis's protocol (RESP)");
+                    rc = -1;
+                }
+            }
+        } else {
+            sb_adds(err, "the server's answer is not Redis's protocol (RESP): is it a Redis "
+                         "server?");
+            rc = -1;
+        }
+    }
+    if (rc)
+        drop(r);
+    sb_release(&q);
+    sb_release(&line);
+    return rc;
+}
+
+static int redis_login(struct remote *r, struct strbuf *err)
+{
+    char t;
+    long long num;
+    struct strbuf v = STRBUF_INIT;
+    int rc = 0;
+    if (r->password) {
+        const char *av[3] = {"AUTH", r->user ? r->user : r->password, r->password};
+        rc = redis_cmd(r, r->user ? 3 : 2, av, NULL, &t, &num, &v, err);
+        if (!rc && t != '+') {
+            sb_addf(err, "the server refused the credentials: %s", sb_str(&v));
+            rc = -1;
+        }
+    }
+    if (!rc && r->db) {
+        char db[16];
+        snprintf(db, sizeof db, "%d", r->db);
+        const char *av[2] = {"SELECT", db};
+        rc = redis_cmd(r, 2, av, NULL, &t, &num, &v, err);
+        if (!rc && t != '+') {
+            sb_addf(err, "SELECT %s: %s", db, sb_str(&v));
+            rc = -1;
+        }
+    }
+    sb_release(&v);
+    if (rc)
+        drop(r);
+    return rc;
+}
+
+static void redis_key(const char *name, struct strbuf *k)
+{
+    if (!strncmp(name, "shardcc/", 8)) {
+        for (const char *p = name; *p; p++)
+            sb_addc(k, *p == '/' ? ':' : *p);
+    } else {
+        sb_addf(k, "ccache:%s", name);
+    }
+}
+
+/* ---- HTTP/1.1 ---- */
+
+static void http_path(const struct remote *r, const char *name, struct strbuf *p)
+{
+    sb_addf(p, "%s/", r->path);
+    if (strncmp(name, "shardcc/", 8) && !r->flat && strlen(name) > 2)
+        sb_addf(p, "%.2s/%s", name, name + 2);
+    else
+        sb_adds(p, name);
+}
+
+static void base64(const char *s, struct strbuf *out)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)s[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned char)s[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)s[i + 2];
+        sb_addc(out, tab[(v >> 18) & 63]);
+        sb_addc(out, tab[(v >> 12) & 63]);
+        sb_addc(out, i + 1 < n ? tab[(v >> 6) & 63] : '=');
+        sb_addc(out, i + 2 < n ? tab[v & 63] : '=');
+    }
+}
+
+/* One request; *status and the body (for GET) or its Content-Length (for HEAD) */
+static int http_req(struct remote *r, const char *method, const char *name, const void *body,
+                    size_t blen, int *status, struct strbuf *out, uint64_t *clen,
+                    struct strbuf *err)
+{
+    struct strbuf q = STRBUF_INIT, line = STRBUF_INIT, p = STRBUF_INIT;
+    http_path(r, name, &p);
+    sb_addf(&q, "%s %s HTTP/1.1\r\nHost: %s%s%s:%s\r\nUser-Agent: shardcc\r\n", method, sb_str(&p),
+            strchr(r->host, ':') ? "[" : "", r->host, strchr(r->host, ':') ? "]" : "", r->port);
+    if (r->user || r->password) {
+        struct strbuf up = STRBUF_INIT;
+        sb_addf(&up, "%s:%s", r->user ? r->user : "", r->password ? r->password : "");
+        sb_adds(&q, "Authorization: Basic ");
+        base64(sb_str(&up), &q);
+        sb_adds(&q, "\r\n");
+        memset(up.buf, 0, up.len);
+        sb_release(&up);
+    }
+    if (!strcmp(method, "PUT"))
+        sb_addf(&q, "Content-Type: application/octet-stream\r\nContent-Length: %zu\r\n", blen);
+    sb_adds(&q, "\r\n");
+    uint64_t dl = deadline(r);
+    int rc = net_write_all(r->fd, q.buf, q.len, dl, err);
+    if (!rc && blen)
+        rc = net_write_all(r->fd, body, blen, dl, err);
+    if (!rc)
+        rc = read_line(r, dl, &line, err);
+    if (!rc && (strncmp(sb_str(&line), "HTTP/1.", 7) || line.len < 12)) {
+        sb_adds(err, "the server's answer is not HTTP: is it an HTTP server?");
+        rc = -1;
+    }
+    long long length = -1;
+    int chunked = 0, close_after = 0;
+    if (!rc) {
+        *status = atoi(sb_str(&line) + 9);
+        close_after = !strncmp(sb_str(&line), "HTTP/1.0", 8);
+        for (;;) {
+            rc = read_line(r, dl, &line, err);
+            if (rc || !line.len)
+                break;
+            char *h = line.buf, *colon = strchr(h, ':');
+            if (!colon)
+                continue;
+            *colon = '\0';
+            const char *v = colon + 1;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            if (!strcasecmp(h, "Content-Length"))
+                length = strtoll(v, NULL, 10);
+            else if (!strcasecmp(h, "Transfer-Encoding") && strstr(v, "chunked"))
+                chunked = 1;
+            else if (!strcasecmp(h, "Connection") && !strcasecmp(v, "close"))
+                close_after = 1;
+        }
+    }
+    if (!rc && clen)
+        *clen = length < 0 ? 0 : (uint64_t)length;
+    int keep = !strcmp(method, "GET") && *status / 100 == 2;
+    struct strbuf *dst = keep ? out : NULL;
+    if (!rc && strcmp(method, "HEAD") && *status != 204 && *status != 304) {
+        if (chunked) {
+            for (;;) {
+                rc = read_line(r, dl, &line, err);
+                if (rc)
+                    break;
+                unsigned long long n = strtoull(sb_str(&line), NULL, 16);
+                if (n > MAX_OBJECT) {
+                    sb_adds(err, "a chunk over 2 GiB");
+                    rc = -1;
+                    break;
+                }
+                if (n == 0) {
+                    do
+                        rc = read_line(r, dl, &line, err);
+                    while (!rc && line.len);
+                    break;
+                }
+                rc = read_bytes(r, dl, (size_t)n, dst, err);
+                if (!rc)
+                    rc = read_line(r, dl, &line, err);
+                if (rc)
+                    break;
+            }
+        } else if (length >= 0) {
+            if ((unsigned long long)length > MAX_OBJECT) {
+                sb_adds(err, "an answer over 2 GiB");
+                rc = -1;
+            } else {
+                rc = read_bytes(r, dl, (size_t)length, dst, err);
+            }
+        } else { /* to the end of the connection */
+            while (!rc) {
+                if (r->inpos < r->in.len) {
+                    if (dst)
+                        sb_add(dst, r->in.buf + r->inpos, r->in.len - r->inpos);
+                    r->inpos = r->in.len;
+                }
+                struct strbuf e2 = STRBUF_INIT;
+                if (fill(r, dl, &e2)) {
+                    int eof = !strcmp(sb_str(&e2), "the server closed the connection");
+                    if (!eof)
+                        sb_adds(err, sb_str(&e2));
+                    sb_release(&e2);
+                    rc = eof ? 0 : -1;
+                    break;
+                }
+                sb_release(&e2);
+            }
+            close_after = 1;
+        }
+    }
+    if (rc || close_after)
+        drop(r);
+    sb_release(&q);
+    sb_release(&line);
+    sb_release(&p);
+    return rc;
+}
+
+static int ensure_connected(struct remote *r, struct strbuf *err)
+{
+    if (r->fd >= 0)
+        return 0;
+    if (net_connect(r->host, r->port, r->unix_path, r->connect_ms, &r->fd, err))
+        return -1;
+    return r->kind == REMOTE_REDIS ? redis_login(r, err) : 0;
+}
+
+/* Runs one operation, once more on a fresh connection when a kept-alive one failed before
+ * any answer (the server closes idle connections). */
+enum op { OP_GET, OP_STAT, OP_PUT };
+
+static int run_op(struct remote *r, enum op op, const char *name, const void *data, size_t len,
+                  struct strbuf *out, uint64_t *size, struct strbuf *err)
+{
+    struct strbuf e = STRBUF_INIT;
+    int rc = -1;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int reused = r->fd >= 0;
+        sb_reset(&e);
+        if (ensure_connected(r, &e))
+            break;
+        if (r->kind == REMOTE_REDIS) {
+            struct strbuf k = STRBUF_INIT;
+            redis_key(name, &k);
+            char t;
+            long long num;
+            struct strbuf v = STRBUF_INIT;
+            if (op == OP_PUT) {
+                const char *av[3] = {"SET", sb_str(&k), data};
+                size_t lens[3] = {3, k.len, len};
+                rc = redis_cmd(r, 3, av, lens, &t, &num, &v, &e);
+                if (!rc && t != '+') {
+                    sb_addf(&e, "SET %s: %s", sb_str(&k), sb_str(&v));
+                    rc = -2;
+                }
+            } else if (op == OP_GET) {
+                const char *av[2] = {"GET", sb_str(&k)};
+                rc = redis_cmd(r, 2, av, NULL, &t, &num, &v, &e);
+                if (!rc && t == '$') {
+                    rc = num >= 0;
+                    if (rc && out)
+                        sb_add(out, v.buf, v.len);
+                } else if (!rc) {
+                    sb_addf(&e, "GET %s: %s", sb_str(&k), sb_str(&v));
+                    rc = -2;
+                }
+            } else {
+                const char *av[2] = {"EXISTS", sb_str(&k)};
+                rc = redis_cmd(r, 2, av, NULL, &t, &num, &v, &e);
+                if (!rc && t == ':' && num > 0) {
+                    const char *av2[2] = {"STRLEN", sb_str(&k)};
+                    rc = redis_cmd(r, 2, av2, NULL, &t, &num, &v, &e);
+                    if (!rc && t == ':') {
+                        *size = (uint64_t)num;
+                        rc = 1;
+                    } else if (!rc) {
+                        sb_addf(&e, "STRLEN %s: %s", sb_str(&k), sb_str(&v));
+                        rc = -2;
+                    }
+                } else if (!rc && t != ':') {
+                    sb_addf(&e, "EXISTS %s: %s", sb_str(&k), sb_str(&v));
+                    rc = -2;
+                }
+            }
+            sb_release(&k);
+            sb_release(&v);
+        } else {
+            int status = 0;
+            uint64_t clen = 0;
+            size_t before = out ? out->len : 0;
+            rc = http_req(r, op == OP_PUT ? "PUT" : op == OP_GET ? "GET" : "HEAD", name, data,
+                          op == OP_PUT ? len : 0, &status, out, &clen, &e);
+            if (!rc) {
+                if (op == OP_PUT)
+                    rc = status / 100 == 2 ? 0 : -2;
+                else if (status / 100 == 2)
+                    rc = 1;
+                else if (status == 404)
+                    rc = 0;
+                else
+                    rc = -2;
+                if (rc == -2) {
+                    struct strbuf p = STRBUF_INIT;
+                    http_path(r, name, &p);
+                    sb_addf(&e, "%s %s: HTTP status %d%s", op == OP_PUT ? "PUT" : op == OP_GET ? "GET" : "HEAD",
+                            sb_str(&p), status,
+                            status == 401 || status == 403 ? " (the server refused the credentials)"
+                            : status == 405 && op == OP_PUT
+                                ? " (the server takes no PUT: enable WebDAV's PUT, e.g. nginx's "
+                                  "dav_methods PUT)"
+                                : "");
+                    sb_release(&p);
+                }
+                if (rc == 1 && size)
+                    *size = op == OP_GET && out ? out->len - before : clen;
+            }
+        }
+        if (rc >= 0 || rc == -2 || !reused)
+            break;
+    }
+    if (rc < 0)
+        sb_addf(err, "%s: %s", r->display, sb_str(&e));
+    else if (op == OP_PUT)
+        r->bytes_out += len;
+    else if (op == OP_GET && rc == 1 && out)
+        r->bytes_in += out->len;
+    sb_release(&e);
+    return rc < 0 ? -1 : rc;
+}
+
+int remote_get(struct remote *r, const char *name, struct strbuf *out, struct strbuf *err)
+{
+    sb_reset(out);
+    return run_op(r, OP_GET, name, NULL, 0, out, NULL, err);
+}
+
+int remote_stat(struct remote *r, const char *name, uint64_t *size, struct strbuf *err)
+{
+    return run_op(r, OP_STAT, name, NULL, 0, NULL, size, err);
+}
+
+int remote_put(struct remote *r, const char *name, const void *data, size_t len,
+               struct strbuf *err)
+{
+    if (r->read_only) {
+        sb_addf(err, "%s: read-only: nothing is written there", r->display);
+        return -1;
+    }
+    return run_op(r, OP_PUT, name, data, len, NULL, NULL, err);
+}
