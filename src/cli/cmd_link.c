@@ -21,6 +21,7 @@
 
 static const char usage[] =
     "usage: shardcc link --artifacts DIR|FILE... --expect-shards N [--min-hit-rate R]\n"
+    "                    [--remote URL [--run-id ID] [--cell ID]]\n"
     "                    [--cache DIR] [--root DIR] [--journal FILE] [--plan FILE]\n"
     "                    [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                    [--[no-]reproducible] [--split-archs N] [--real-nvcc PATH]\n"
@@ -37,9 +38,18 @@ static const char usage[] =
     "  - at least one TU compile was seen (else the build bypassed the seat);\n"
     "  - no stub was written (a shard variable leaked into the link job).\n"
     "Ends with one line: hit rate 100.0% (24/24 TUs), 0 stubs, 3/3 shards\n"
+    "(with --remote: \"(24/24 TUs, 24 from the remote)\": the hits ccache took from there)\n"
     "\n"
-    "  --artifacts P...       artifact files or directories (values up to the next option)\n"
+    "  --artifacts P...       artifact files or directories (values up to the next option);\n"
+    "                         not needed with --remote\n"
     "  --expect-shards N      the number of shards of the cell\n"
+    "  --remote URL           the shards' remote storage (shardcc shard --remote; else\n"
+    "                         SHARDCC_REMOTE): a shard whose manifest it holds for this run is\n"
+    "                         taken from there, its artifact only when the remote lost entries;\n"
+    "                         ccache reads it read-only. Results that two shards' manifests\n"
+    "                         give different digests for are nondeterministic, as in merge\n"
+    "  --run-id ID            the run whose shards to take (default: as shardcc shard)\n"
+    "  --cell ID              the cell whose shards to take from the remote (default: default)\n"
     "  --min-hit-rate R       the threshold, 0..1 (default 0.90)\n"
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
@@ -50,7 +60,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 ok, 1 the build failed, 2 usage, 3 a guard failed, 4 artifact or I/O.\n";
 
-int cmd_link(int argc, char **argv)
+/* The link job; *remote and *run (what --remote and the run id gave) are the caller's to
+ * free, whichever way it returns. */
+static int link_job(int argc, char **argv, struct remote **remote_out, char **run_out)
 {
     struct args a = {argc, argv, 1, CMD, 0};
     struct jobenv_opts o;
@@ -59,7 +71,7 @@ int cmd_link(int argc, char **argv)
     memset(&mo, 0, sizeof mo);
     mo.cmd = CMD;
     mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
-    const char *expect = NULL, *rate_s = "0.90";
+    const char *expect = NULL, *rate_s = "0.90", *cell = "default";
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -71,7 +83,7 @@ int cmd_link(int argc, char **argv)
         if (args_values(&a, "--artifacts", mo.inputs, &mo.ninputs))
             continue;
         if (args_value(&a, "--expect-shards", &expect) ||
-            args_value(&a, "--min-hit-rate", &rate_s) ||
+            args_value(&a, "--min-hit-rate", &rate_s) || args_value(&a, "--cell", &cell) ||
             (args_flag(&a, "--allow-partial") && (mo.allow_partial = 1)) ||
             (args_flag(&a, "--allow-nondeterministic") && (mo.allow_nondeterministic = 1)) ||
             jobenv_arg(&a, &o))
@@ -84,10 +96,24 @@ int cmd_link(int argc, char **argv)
     if (end == rate_s || min_rate != min_rate) /* empty, or NaN */
         end = (char *)"x";
     int rc = EXIT_USAGE;
+    struct remote *remote = NULL;
+    char *run = NULL;
+    if (!a.error && jobenv_remote(&o, &remote, &run, CMD) == EXIT_OK)
+        o.remote_checked = 1;
+    else
+        a.error = 1;
+    *remote_out = remote;
+    *run_out = run;
     if (a.error) {
         /* reported */
-    } else if (!mo.ninputs) {
-        report_error(CMD, "--artifacts is required (see --help)");
+    } else if (!mo.ninputs && !remote) {
+        report_error(CMD, "--artifacts is required (or --remote; see --help)");
+    } else if (!mo.ninputs && !run) {
+        report_error(CMD, "--remote without --artifacts needs the run id that names the "
+                          "shards' manifests: --run-id ID, or SHARDCC_RUN_ID (CI engines' own "
+                          "run ids are taken)");
+    } else if (!cell_id_ok(cell)) {
+        report_error(CMD, "--cell \"%s\" is not a cell id (letters, digits, . _ + -)", cell);
     } else if (!expect || (mo.expect = parse_count(expect)) < 1) {
         report_error(CMD, "--expect-shards N is required, N >= 1");
     } else if (*end || min_rate < 0 || min_rate > 1) {
@@ -127,6 +153,14 @@ int cmd_link(int argc, char **argv)
         return rc;
     }
     mo.cache = o.cache;
+    if (remote && run) {
+        mo.remote = remote;
+        mo.run = run;
+        mo.cell_name = cell;
+    } else if (remote) {
+        report_warning(CMD, "no run id: the shards' manifests are taken from the artifacts; the "
+                            "remote serves ccache's reads only");
+    }
     struct merge_result mr;
     rc = merge_run(&mo, &mr);
     if (rc) {
@@ -135,6 +169,13 @@ int cmd_link(int argc, char **argv)
     }
     fprintf(stderr, CMD ": merged %d/%d shards of cell %s: %zu cache entries\n", mr.present,
             mr.count, mr.cell, mr.added);
+    if (mr.remote_shards)
+        fprintf(stderr,
+                CMD ": %d shard%s from the remote %s (run %s): %zu entries there%s, %zu of the "
+                    "seat's store fetched (%.1f MB)\n",
+                mr.remote_shards, mr.remote_shards == 1 ? "" : "s", remote->display, run,
+                mr.remote_entries - mr.remote_missing, mr.remote_missing ? " (some missing)" : "",
+                mr.remote_fetched, (double)remote->bytes_in / 1e6);
 
     struct jobenv env;
     o.cell = mr.cell; /* a plan per cell: this cell's section */
@@ -253,9 +294,12 @@ int cmd_link(int argc, char **argv)
     sb_release(&tl);
     double rate = s.tu ? (double)s.hits / (double)s.tu : 0.0;
     /* device-code-only outputs (-fatbin, -ptx...) come from the seat's store, not ccache */
-    char dev[64] = "";
+    char dev[128] = "";
     if (s.device)
         snprintf(dev, sizeof dev, ", %zu of them device-code outputs", s.device);
+    if (remote)
+        snprintf(dev + strlen(dev), sizeof dev - strlen(dev), ", %zu from the remote",
+                 s.remote_hits);
     fprintf(stderr, "hit rate %.1f%% (%zu/%zu TUs%s), %zu stub%s, %d/%d shards\n", rate * 100.0,
             s.hits, s.tu, dev, s.stubbed, s.stubbed == 1 ? "" : "s", mr.present, mr.count);
     rc = EXIT_OK;
@@ -300,9 +344,11 @@ int cmd_link(int argc, char **argv)
                   "min_hit_rate", min_rate, "tus", (json_int_t)s.tu, "hits", (json_int_t)s.hits,
                   "stubs", (json_int_t)s.stubbed, "misses", miss_list, "status", rc);
     json_object_set_new(sum, "device", json_integer((json_int_t)s.device));
-    char *run = ci_run_id();
-    json_object_set_new(sum, "run", run ? json_string(run) : json_null());
-    free(run);
+    json_object_set_new(sum, "remote_hits",
+                        remote ? json_integer((json_int_t)s.remote_hits) : json_null());
+    char *ci_run = ci_run_id();
+    json_object_set_new(sum, "run", ci_run ? json_string(ci_run) : json_null());
+    free(ci_run);
     json_object_set_new(sum, "time",
                         json_pack("{s:f, s:f, s:f, s:f}", "configure", jt.configure, "compiles",
                                   jt.compiles, "links", jt.links, "other", jt.other));
@@ -316,5 +362,17 @@ int cmd_link(int argc, char **argv)
     jrnl_release(&j);
     jobenv_release(&env);
     free(mo.inputs);
+    return rc;
+}
+
+int cmd_link(int argc, char **argv)
+{
+    struct remote *remote = NULL;
+    char *run = NULL;
+    int rc = link_job(argc, argv, &remote, &run);
+    if (remote)
+        remote_release(remote);
+    free(remote);
+    free(run);
     return rc;
 }

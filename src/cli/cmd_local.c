@@ -23,7 +23,7 @@
 static const char usage[] =
     "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR]\n"
     "                     [--min-hit-rate R] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
-    "                     [--compare PATH]...\n"
+    "                     [--compare PATH]... [--remote URL [--run-id ID]]\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                     [--[no-]reproducible] [--split-archs N] [--real-nvcc PATH]\n"
     "                     [--real-cxx PATH] [--real-cc PATH] [--ccache PATH] [--cuda X.Y]\n"
@@ -55,8 +55,13 @@ static const char usage[] =
     "                   nvcc's temp names (as shardcc compare); in a directory, every ELF\n"
     "                   file, static library and zip (wheel) is compared, less CMake's own\n"
     "                   probes (CMakeFiles/<version>/, CMakeFiles/CMakeScratch/); a\n"
-    "                   difference is exit 3\n" CLI_HELP_SEATS CLI_HELP_TOOLS
-    "  (every job, shards and link, gets these as given)\n"
+    "                   difference is exit 3\n"
+    "  --remote URL     hand off through ccache's remote storage instead of artifacts (else\n"
+    "                   SHARDCC_REMOTE; see shardcc shard): the shards run with\n"
+    "                   --no-artifact, the link job takes them from the remote\n"
+    "  --run-id ID      the run id of the shards' manifests there (default: SHARDCC_RUN_ID,\n"
+    "                   a CI engine's run id, else local-PID-TIME: a fresh one)\n" CLI_HELP_SEATS
+        CLI_HELP_TOOLS "  (every job, shards and link, gets these as given)\n"
     "\n"
     "Exit status: 0 ok, 1 a build failed, 2 usage, 3 a guard failed or a product differs,\n"
     "4 I/O: that of the first step that failed.\n";
@@ -304,6 +309,7 @@ int cmd_local(int argc, char **argv)
     memset(&jo, 0, sizeof jo);
     const char **tool[] = {&jo.real_nvcc, &jo.real_cxx, &jo.real_cc,
                            &jo.ccache,    &jo.cuda,     &jo.split_archs};
+    const char *remote = NULL, *run_id = NULL;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -314,7 +320,8 @@ int cmd_local(int argc, char **argv)
         if (args_value(&a, "-n", &n_s) || args_value(&a, "--jobs", &jobs) ||
             args_value(&a, "--clean", &clean) || args_value(&a, "--cell", &cell) ||
             args_value(&a, "--root", &root) || args_value(&a, "--plan", &plan) ||
-            args_value(&a, "--min-hit-rate", &rate) ||
+            args_value(&a, "--min-hit-rate", &rate) || args_value(&a, "--remote", &remote) ||
+            args_value(&a, "--run-id", &run_id) ||
             (args_flag(&a, "--no-baseline") && !(baseline = 0)))
             continue;
         size_t k;
@@ -376,6 +383,26 @@ int cmd_local(int argc, char **argv)
     }
     char **build = argv + a.i;
     int nbuild = argc - a.i;
+    /* the remote: every job gets it and one run id (a fresh one here, where no CI names one) */
+    if (!remote && getenv("SHARDCC_REMOTE") && *getenv("SHARDCC_REMOTE"))
+        remote = getenv("SHARDCC_REMOTE");
+    struct strbuf run_buf = STRBUF_INIT;
+    if (remote) {
+        char *r = jobenv_run_id(run_id);
+        if (r)
+            sb_adds(&run_buf, r);
+        else
+            sb_addf(&run_buf, "local-%ld-%llu", plat_pid(),
+                    (unsigned long long)(plat_wall_us() / 1000000));
+        free(r);
+        sv_push(&fwd, "--remote");
+        sv_push(&fwd, remote);
+        sv_push(&fwd, "--run-id");
+        sv_push(&fwd, sb_str(&run_buf));
+    } else if (run_id) {
+        report_error(CMD, "--run-id goes with --remote");
+        return EXIT_USAGE;
+    }
     int crc = jobenv_check_cuda(&jo, CMD);
     if (crc)
         return crc;
@@ -465,8 +492,12 @@ int cmd_local(int argc, char **argv)
         sv_push(&v, sb_str(&spec));
         sv_push(&v, "--cell");
         sv_push(&v, cell);
-        sv_push(&v, "--artifact");
-        sv_push(&v, sb_str(&arts));
+        if (remote) {
+            sv_push(&v, "--no-artifact");
+        } else {
+            sv_push(&v, "--artifact");
+            sv_push(&v, sb_str(&arts));
+        }
         for (size_t k = 0; k < pins.n; k++) {
             sv_push(&v, "--pin");
             sv_push(&v, pins.v[k]);
@@ -508,8 +539,13 @@ int cmd_local(int argc, char **argv)
             sb_addf(&ns, "%d", n);
             sv_push(&v, sb_str(&self));
             sv_push(&v, "link");
-            sv_push(&v, "--artifacts");
-            sv_push(&v, sb_str(&arts));
+            if (remote) {
+                sv_push(&v, "--cell");
+                sv_push(&v, cell);
+            } else {
+                sv_push(&v, "--artifacts");
+                sv_push(&v, sb_str(&arts));
+            }
             sv_push(&v, "--expect-shards");
             sv_push(&v, sb_str(&ns));
             if (rate) {

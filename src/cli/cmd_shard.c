@@ -11,7 +11,9 @@
 #include "jrnl.h"
 #include "path.h"
 #include "platform.h"
+#include "remote.h"
 #include "seat.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +21,8 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: shardcc shard --shard I/N|auto [--count N] --artifact PATH [--cell ID]\n"
+    "usage: shardcc shard --shard I/N|auto [--count N] --artifact PATH|--no-artifact\n"
+    "                     [--cell ID] [--remote URL [--run-id ID]]\n"
     "                     [--root DIR] [--cache DIR] [--journal FILE] [--pin GLOB]...\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                     [--[no-]reproducible] [--split-archs N] [--plan FILE]\n"
@@ -41,6 +44,17 @@ static const char usage[] =
     "  --count N        the number of shards, with --shard auto (required for Kubernetes;\n"
     "                   elsewhere it must agree with the engine's count)\n"
     "  --artifact PATH  the artifact file, or a directory to put it in\n"
+    "  --no-artifact    write no artifact: the remote (--remote) is the only hand-off\n"
+    "  --remote URL     ccache's remote storage as the hand-off (else SHARDCC_REMOTE), in\n"
+    "                   ccache's syntax: redis://[[USER:]PASSWORD@]HOST[:PORT][/DB],\n"
+    "                   redis+unix:SOCKET, http://[USER:PASSWORD@]HOST[:PORT]/PATH, with\n"
+    "                   |read-only, |connect-timeout=MS, |operation-timeout=MS, |layout=...;\n"
+    "                   ${NAME} is expanded (keep passwords there). ccache writes the owned\n"
+    "                   TUs' entries there; then shardcc puts what is missing (the seat's\n"
+    "                   store, entries a remote outage lost) and the manifest, and checks\n"
+    "                   that each is there. A read-only remote only gives hits (a warm start)\n"
+    "  --run-id ID      names this run's manifests in the remote (default: SHARDCC_RUN_ID,\n"
+    "                   GITHUB_RUN_ID, CI_PIPELINE_ID, BUILDKITE_BUILD_ID, CIRCLE_WORKFLOW_ID)\n"
     "  --cell ID        the build this shard belongs to: package, platform, python, cuda...\n"
     "                   (letters, digits, . _ + -; default: default)\n"
     "  --root DIR       the project root (default: .)\n"
@@ -52,7 +66,9 @@ static const char usage[] =
     "                   its shard and hash the others\n" CLI_HELP_SEATS CLI_HELP_TOOLS "\n"
     "Exit status: 0 ok (also for a shard that owned no TU: a warning and an artifact with no\n"
     "entries), 1 the build failed (no artifact), 2 usage, 3 guard failed (the seat saw no TU\n"
-    "compile: the build bypassed it; or the shard owned TUs but cached no result), 4 I/O.\n";
+    "compile: the build bypassed it; or the shard owned TUs but cached no result), 4 I/O\n"
+    "(also: the remote did not take the entries or the manifest; the artifact, if asked for,\n"
+    "is written first).\n";
 
 #define CMD "shardcc shard"
 
@@ -124,6 +140,25 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/* The SHA-256 of the cache entry rel (64 hex digits) into hex. 0 or an errno. */
+static int entry_digest(const char *cache, const char *rel, char hex[65])
+{
+    struct strbuf p = STRBUF_INIT, data = STRBUF_INIT;
+    sb_addf(&p, "%s/%s", cache, rel);
+    int e = plat_read_file(sb_str(&p), &data);
+    if (!e) {
+        struct sha256 s;
+        unsigned char d[32];
+        sha256_init(&s);
+        sha256_update(&s, data.buf ? data.buf : "", data.len);
+        sha256_final(&s, d);
+        sha256_hex(d, hex);
+    }
+    sb_release(&p);
+    sb_release(&data);
+    return e;
+}
+
 static char *build_manifest(const char *cell, int i, int n, const struct jobenv *env,
                             int relocatable, const struct jrnl *j, const struct cache_entry *e,
                             size_t ne, double wall)
@@ -177,8 +212,13 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     for (size_t k = 0; k < ne; k++) {
         struct strbuf p = STRBUF_INIT;
         sb_addf(&p, "cache/%s", e[k].rel);
-        json_array_append_new(
-            entries, json_pack("{s:s, s:I}", "path", sb_str(&p), "size", (json_int_t)e[k].size));
+        json_t *ent = json_pack("{s:s, s:I}", "path", sb_str(&p), "size", (json_int_t)e[k].size);
+        /* what the link job compares when the bytes come from a remote, which keeps the
+         * last writer's: shards whose results differ are found from their manifests */
+        char hex[65];
+        if (entry_digest(env->cache, e[k].rel, hex) == 0)
+            json_object_set_new(ent, "sha256", json_string(hex));
+        json_array_append_new(entries, ent);
         sb_release(&p);
     }
     /* the farm's package (the farm workflow sets SHARDCC_CELL_PACKAGE): report groups by it */
@@ -193,6 +233,8 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     json_object_set_new(m, "package",
                         pkg && *pkg && cell_id_ok(pkg) ? json_string(pkg) : json_null());
     json_object_set_new(m, "reproducible", json_boolean(env->reproducible));
+    json_object_set_new(m, "run", env->run_id ? json_string(env->run_id) : json_null());
+    json_object_set_new(m, "remote", env->remote ? json_string(env->remote->display) : json_null());
     char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
     return s;
@@ -226,12 +268,105 @@ static void hint_placeholders(const char *journal)
     jrnl_release(&j);
 }
 
+/* Puts what the remote lacks of the shard's entries (ccache put its own during the build,
+ * unless the remote was down), then the manifest, and checks each is there: ccache takes a
+ * remote that fails for a miss and carries on, so its silence proves nothing. */
+static int publish_remote(struct remote *r, const char *cache, const struct cache_entry *e,
+                          size_t n, const char *manifest_name, const char *manifest, int i,
+                          int count)
+{
+    struct strbuf name = STRBUF_INIT, err = STRBUF_INIT, data = STRBUF_INIT, p = STRBUF_INIT;
+    size_t put = 0, there = 0;
+    uint64_t t0 = plat_monotonic_us();
+    int rc = EXIT_OK;
+    for (size_t k = 0; k < n && !rc; k++) {
+        sb_reset(&name);
+        if (remote_entry_name(e[k].rel, &name) != 0)
+            continue;
+        uint64_t size = 0;
+        int st = remote_stat(r, sb_str(&name), &size, &err);
+        if (st == 1 && size == e[k].size) {
+            there++;
+            continue;
+        }
+        sb_reset(&p);
+        sb_addf(&p, "%s/%s", cache, e[k].rel);
+        int fe = st < 0 ? 0 : plat_read_file(sb_str(&p), &data);
+        if (fe) {
+            report_error(CMD, "cannot read \"%s\": %s", sb_str(&p), plat_strerror(fe));
+            rc = EXIT_IO;
+            break;
+        }
+        if (st < 0 || remote_put(r, sb_str(&name), data.buf ? data.buf : "", data.len, &err) ||
+            remote_stat(r, sb_str(&name), &size, &err) != 1 || size != data.len) {
+            report_error(CMD,
+                         "shard %d/%d: the remote did not take the cache entry %s: %s; the link "
+                         "job would miss it",
+                         i, count, e[k].rel,
+                         err.len ? sb_str(&err) : "it is not there after the PUT");
+            rc = EXIT_IO;
+            break;
+        }
+        put++;
+    }
+    if (!rc) {
+        size_t len = strlen(manifest);
+        if (remote_put(r, manifest_name, manifest, len, &err) ||
+            remote_get(r, manifest_name, &data, &err) != 1 || data.len != len ||
+            memcmp(data.buf, manifest, len)) {
+            report_error(CMD, "shard %d/%d: the remote did not take the manifest %s: %s", i, count,
+                         manifest_name,
+                         err.len ? sb_str(&err) : "another one is there after the PUT");
+            rc = EXIT_IO;
+        }
+    }
+    if (!rc)
+        fprintf(stderr,
+                CMD ": shard %d/%d: %zu cache entries in the remote %s (%zu there already, %zu "
+                    "put now; %.1f MB sent, %.1f s), manifest %s\n",
+                i, count, there + put, r->display, there, put, (double)r->bytes_out / 1e6,
+                (double)(plat_monotonic_us() - t0) / 1e6, manifest_name);
+    sb_release(&name);
+    sb_release(&err);
+    sb_release(&data);
+    sb_release(&p);
+    return rc;
+}
+
+/* The artifact's final path from --artifact: a directory (or a path ending in '/', made
+ * here) gets the canonical name. Returns an exit status. */
+static int artifact_path(const char *artifact, const char *canonical, struct strbuf *apath)
+{
+    size_t alen = strlen(artifact);
+    if (plat_is_dir(artifact) || (alen && artifact[alen - 1] == '/'))
+        sb_addf(apath, "%s%s%s", artifact, artifact[alen - 1] == '/' ? "" : "/", canonical);
+    else
+        sb_adds(apath, artifact);
+    /* fail now, not after an hour of building: the artifact's directory must exist */
+    char *dir = xstrndup(sb_str(apath), (size_t)(path_basename(sb_str(apath)) - sb_str(apath)));
+    int ok =
+        !*dir || plat_is_dir(dir) || (alen && artifact[alen - 1] == '/' && plat_mkdir_p(dir) == 0);
+    if (!ok) {
+        report_error(CMD, "the artifact's directory \"%s\" does not exist", dir);
+        free(dir);
+        return EXIT_USAGE;
+    }
+    free(dir);
+    if (path_basename(sb_str(apath))[0] == '.' || !path_basename(sb_str(apath))[0]) {
+        report_error(CMD, "artifact name \"%s\" starts with '.' (CI uploaders drop hidden files)",
+                     sb_str(apath));
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 int cmd_shard(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, CMD, 0};
     struct jobenv_opts o;
     memset(&o, 0, sizeof o);
     const char *shard = NULL, *artifact = NULL, *cell = "default", *count_s = NULL;
+    int no_artifact = 0;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -241,7 +376,7 @@ int cmd_shard(int argc, char **argv)
             break;
         if (args_value(&a, "--shard", &shard) || args_value(&a, "--artifact", &artifact) ||
             args_value(&a, "--cell", &cell) || args_value(&a, "--count", &count_s) ||
-            jobenv_arg(&a, &o))
+            (args_flag(&a, "--no-artifact") && (no_artifact = 1)) || jobenv_arg(&a, &o))
             continue;
         if (!a.error)
             args_unknown(&a);
@@ -271,8 +406,19 @@ int cmd_shard(int argc, char **argv)
                      shard ? shard : "");
         return EXIT_USAGE;
     }
-    if (!artifact) {
-        report_error(CMD, "--artifact PATH is required (see --help)");
+    const char *remote_url = o.remote ? o.remote : getenv("SHARDCC_REMOTE");
+    if (no_artifact && artifact) {
+        report_error(CMD, "--artifact and --no-artifact: give one");
+        return EXIT_USAGE;
+    }
+    if (no_artifact && (!remote_url || !*remote_url)) {
+        report_error(CMD, "--no-artifact needs --remote URL (or SHARDCC_REMOTE): the shard's "
+                          "entries must reach the link job some way");
+        return EXIT_USAGE;
+    }
+    if (!artifact && !no_artifact) {
+        report_error(CMD, "--artifact PATH is required (or --no-artifact with --remote; see "
+                          "--help)");
         return EXIT_USAGE;
     }
     if (!cell_id_ok(cell)) {
@@ -291,32 +437,11 @@ int cmd_shard(int argc, char **argv)
     /* The artifact's final path: a directory gets the canonical name. */
     struct strbuf apath = STRBUF_INIT, name = STRBUF_INIT, state = STRBUF_INIT;
     sb_addf(&name, "shard-%s-%d-of-%d.tar.zst", cell, o.shard, o.count);
-    size_t alen = strlen(artifact);
-    if (plat_is_dir(artifact) || (alen && artifact[alen - 1] == '/'))
-        sb_addf(&apath, "%s%s%s", artifact, artifact[alen - 1] == '/' ? "" : "/", sb_str(&name));
-    else
-        sb_adds(&apath, artifact);
-    {
-        /* fail now, not after an hour of building: the artifact's directory must exist */
-        char *dir =
-            xstrndup(sb_str(&apath), (size_t)(path_basename(sb_str(&apath)) - sb_str(&apath)));
-        int ok = !*dir || plat_is_dir(dir) ||
-                 (alen && artifact[alen - 1] == '/' && plat_mkdir_p(dir) == 0);
-        if (!ok) {
-            report_error(CMD, "the artifact's directory \"%s\" does not exist", dir);
-            free(dir);
-            return EXIT_USAGE;
-        }
-        free(dir);
+    if (artifact) {
+        int arc = artifact_path(artifact, sb_str(&name), &apath);
+        if (arc)
+            return arc;
     }
-    if (path_basename(sb_str(&apath))[0] == '.' || !path_basename(sb_str(&apath))[0]) {
-        report_error(CMD,
-                     "artifact name \"%s\" starts with '.' (CI uploaders drop hidden "
-                     "files)",
-                     sb_str(&apath));
-        return EXIT_USAGE;
-    }
-
     /* Default cache and journal: fresh, in a state directory of this shard's own. */
     sb_addf(&state, "shard-%d-of-%d", o.shard, o.count);
     struct strbuf dcache = STRBUF_INIT, djournal = STRBUF_INIT;
@@ -328,6 +453,19 @@ int cmd_shard(int argc, char **argv)
     rc = jobenv_build(&o, &env, CMD);
     if (rc)
         return rc;
+    if (env.remote && env.remote->read_only && no_artifact) {
+        report_error(CMD,
+                     "--no-artifact with a read-only remote (%s): nothing would reach the "
+                     "link job",
+                     env.remote->display);
+        return EXIT_USAGE;
+    }
+    if (env.remote && !env.remote->read_only && !env.run_id) {
+        report_error(CMD, "--remote needs a run id to name this run's manifests: --run-id ID, or "
+                          "SHARDCC_RUN_ID (under GitHub Actions, GitLab, Buildkite and CircleCI "
+                          "the run's own id is taken)");
+        return EXIT_USAGE;
+    }
     int e = plat_unlink(env.journal);
     if (e) {
         report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal,
@@ -423,16 +561,31 @@ int cmd_shard(int argc, char **argv)
 
     char *manifest =
         build_manifest(cell, o.shard, o.count, &env, o.relocatable, &j, ents, nents, wall);
-    rc = artifact_write(sb_str(&apath), manifest, env.cache, ents, nents, &err);
-    free(manifest);
+    rc = artifact ? artifact_write(sb_str(&apath), manifest, env.cache, ents, nents, &err) : 0;
     if (rc) {
         report_error(CMD, "%s", sb_str(&err));
+        free(manifest);
         return rc;
     }
+    if (s.remote_hits)
+        fprintf(stderr,
+                CMD ": shard %d/%d: %zu of its TUs were hits from the remote %s (a warm start)\n",
+                o.shard, o.count, s.remote_hits, env.remote ? env.remote->display : "?");
+    if (env.remote && !env.remote->read_only) {
+        struct strbuf mname = STRBUF_INIT;
+        remote_manifest_name(env.run_id, cell, o.shard, o.count, &mname);
+        rc = publish_remote(env.remote, env.cache, ents, nents, sb_str(&mname), manifest, o.shard,
+                            o.count);
+        sb_release(&mname);
+    }
+    free(manifest);
+    if (rc)
+        return rc;
     fprintf(stderr,
             CMD ": shard %d/%d: %zu TUs owned (%.1f s of compiles), %zu stubbed, %zu cache "
                 "entries -> %s\n",
-            o.shard, o.count, s.cached, s.cached_seconds, s.stubbed, nents, sb_str(&apath));
+            o.shard, o.count, s.cached, s.cached_seconds, s.stubbed, nents,
+            artifact ? sb_str(&apath) : env.remote->display);
     if (s.pinned || s.device || s.links)
         fprintf(stderr,
                 CMD ": shard %d/%d: %zu pinned TUs and %zu device-code outputs (made in every "

@@ -47,6 +47,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            (args_flag(a, "--reproducible") && (o->reproducible = 1)) ||
            (args_flag(a, "--no-reproducible") && (o->reproducible = -1)) ||
            args_value(a, "--plan", &o->plan) || args_value(a, "--split-archs", &o->split_archs) ||
+           args_value(a, "--remote", &o->remote) || args_value(a, "--run-id", &o->run_id) ||
            pin_arg(a, o);
 }
 
@@ -398,6 +399,51 @@ static int resolve_reproducible(const struct jobenv_opts *o, struct jobenv *env,
     return EXIT_OK;
 }
 
+int jobenv_remote(const struct jobenv_opts *o, struct remote **remote, char **run_id,
+                  const char *cmd)
+{
+    *remote = NULL;
+    *run_id = NULL;
+    const char *url = o->remote ? o->remote : getenv("SHARDCC_REMOTE");
+    if (!url || !*url) {
+        if (o->run_id && !remote_run_id_ok(o->run_id)) {
+            report_error(cmd, "--run-id \"%s\": use letters, digits, '.', '_', '+', '-'",
+                         o->run_id);
+            return EXIT_USAGE;
+        }
+        return EXIT_OK;
+    }
+    struct remote *r = xmalloc(sizeof *r);
+    struct strbuf err = STRBUF_INIT;
+    if (remote_parse(url, r, &err) != 0) {
+        report_error(cmd, "%s%s", o->remote ? "--remote " : "SHARDCC_REMOTE=", sb_str(&err));
+        sb_release(&err);
+        free(r);
+        return EXIT_USAGE;
+    }
+    sb_release(&err);
+    if (r->literal_password && !o->remote_checked)
+        report_warning(cmd,
+                       "%s: the password is written in the URL, so it is in the build's "
+                       "environment (CCACHE_REMOTE_STORAGE) and in shardcc env's output: keep "
+                       "it in a variable and write ${NAME} in its place (ccache and shardcc "
+                       "expand it)",
+                       r->display);
+    if (r->password && !r->loopback && !o->remote_checked)
+        report_warning(cmd,
+                       "%s: the credentials travel in clear text to %s: ccache 4.7 speaks "
+                       "neither TLS to Redis nor HTTPS; use a private network or a tunnel",
+                       r->display, r->host);
+    *remote = r;
+    *run_id = jobenv_run_id(o->run_id);
+    if (*run_id && !remote_run_id_ok(*run_id)) {
+        report_error(cmd, "the run id \"%s\" (%s): use letters, digits, '.', '_', '+', '-'",
+                     *run_id, o->run_id ? "--run-id" : "from the environment");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
 {
     memset(env, 0, sizeof *env);
@@ -441,6 +487,9 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
                      o->split_archs ? "--split-archs " : SPLIT_ARCHS_ENV "=", sa);
         return EXIT_USAGE;
     }
+    rc = jobenv_remote(o, &env->remote, &env->run_id, cmd);
+    if (rc)
+        return rc;
     rc = toolchain_fingerprint(&env->tc, &sb);
     if (rc)
         return rc;
@@ -640,6 +689,20 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     sb_addf(&sb, "%d", env->split_archs);
     add(v, SPLIT_ARCHS_ENV, sb_str(&sb));
     sb_reset(&sb);
+    /* ccache's remote storage: the hand-off (--remote), read-only in the link job; else none,
+     * whatever ccache.conf or the caller's environment name: the shards' artifacts are the
+     * one source of the link job's hits */
+    if (env->remote && o->count)
+        add(v, "CCACHE_REMOTE_STORAGE", env->remote->ccache);
+    else if (env->remote && !o->plain) {
+        sb_reset(&sb);
+        sb_adds(&sb, env->remote->ccache);
+        if (!env->remote->read_only)
+            sb_adds(&sb, "|read-only");
+        add(v, "CCACHE_REMOTE_STORAGE", sb_str(&sb));
+        sb_reset(&sb);
+    } else
+        add(v, "CCACHE_REMOTE_STORAGE", "");
     add(v, "CCACHE_NOHASHDIR", "1");
     add(v, "CCACHE_MAXSIZE", "0");
     add(v, "CCACHE_SLOPPINESS", "include_file_mtime,include_file_ctime,time_macros,locale");
@@ -648,6 +711,26 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     sb_release(&sb);
     sb_release(&bindir);
     return EXIT_OK;
+}
+
+char *jobenv_run_id(const char *given)
+{
+    if (given && *given)
+        return xstrdup(given);
+    static const char *const var[][2] = {{"SHARDCC_RUN_ID", ""},
+                                         {"GITHUB_RUN_ID", "github-"},
+                                         {"CI_PIPELINE_ID", "gitlab-"},
+                                         {"BUILDKITE_BUILD_ID", "buildkite-"},
+                                         {"CIRCLE_WORKFLOW_ID", "circleci-"}};
+    for (size_t i = 0; i < sizeof var / sizeof *var; i++) {
+        const char *v = getenv(var[i][0]);
+        if (v && *v) {
+            struct strbuf sb = STRBUF_INIT;
+            sb_addf(&sb, "%s%s", var[i][1], v);
+            return sb_detach(&sb);
+        }
+    }
+    return NULL;
 }
 
 void jobenv_apply(const struct jobenv *env)
@@ -672,6 +755,10 @@ void jobenv_release(struct jobenv *env)
     free(env->plan_digest);
     free(env->ccache_version);
     free(env->ld_seat);
+    if (env->remote)
+        remote_release(env->remote);
+    free(env->remote);
+    free(env->run_id);
     toolchain_release(&env->tc);
     memset(env, 0, sizeof *env);
 }

@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "job.h"
+#include "remote.h"
 #include "toolchain.h"
 
 struct jobenv_opts {
@@ -29,26 +30,32 @@ struct jobenv_opts {
     const char *cell;        /* the cell: picks its section of a plan per cell (NULL: default) */
     struct strbuf pins;      /* --pin globs joined by ':' (SHARDCC_PIN), empty for none */
     const char *real_nvcc, *real_cxx, *real_cc, *ccache;
-    const char *cuda; /* the cell's CUDA release (--cuda, else SHARDCC_CELL_CUDA), or NULL */
-    int plain;        /* shardcc env --plain: SHARDCC_PHASE=plain (count must be 0) */
-    int print_only;   /* shardcc env: create no cache or journal directory (ccache and the
-                         seat make them when the build runs) */
-    int cuda_checked; /* jobenv_check_cuda has passed: jobenv_build need not run nvcc again */
+    const char *cuda;   /* the cell's CUDA release (--cuda, else SHARDCC_CELL_CUDA), or NULL */
+    int plain;          /* shardcc env --plain: SHARDCC_PHASE=plain (count must be 0) */
+    int print_only;     /* shardcc env: create no cache or journal directory (ccache and the
+                           seat make them when the build runs) */
+    int cuda_checked;   /* jobenv_check_cuda has passed: jobenv_build need not run nvcc again */
+    const char *remote; /* --remote URL (else SHARDCC_REMOTE): ccache's remote storage as the
+                           hand-off (remote.h), or NULL */
+    const char *run_id; /* --run-id ID: names this run's manifests in the remote */
+    int remote_checked; /* jobenv_remote has run (and warned): jobenv_build stays quiet */
 };
 
 struct jobenv {
     json_t *set;   /* name -> value, in a stable order */
     json_t *unset; /* names to remove */
     char *root, *cache, *journal, *fingerprint;
-    char *cuda_home;      /* the shadow CUDA_HOME, or NULL */
-    char *cuda_real;      /* the real toolkit root it shadows, or NULL */
-    char *plan_digest;    /* "plan1-..." when a plan was given, else NULL */
-    char *ccache_version; /* "4.7.5" (checked against SHARDCC_CCACHE_MIN) */
-    char *ld_seat;        /* the directory of the linker seat's names (ld, ld.gold, ...) */
-    int reproducible;     /* the nvcc seats run nvcc's plan (jobenv_opts.reproducible
-                             resolved) */
-    int split_archs;      /* SHARDCC_SPLIT_ARCHS: split TUs with this many real
-                             architectures or more (0: none) */
+    char *cuda_home;       /* the shadow CUDA_HOME, or NULL */
+    char *cuda_real;       /* the real toolkit root it shadows, or NULL */
+    char *plan_digest;     /* "plan1-..." when a plan was given, else NULL */
+    char *ccache_version;  /* "4.7.5" (checked against SHARDCC_CCACHE_MIN) */
+    char *ld_seat;         /* the directory of the linker seat's names (ld, ld.gold, ...) */
+    int reproducible;      /* the nvcc seats run nvcc's plan (jobenv_opts.reproducible
+                              resolved) */
+    int split_archs;       /* SHARDCC_SPLIT_ARCHS: split TUs with this many real
+                              architectures or more (0: none) */
+    struct remote *remote; /* the remote storage (--remote), or NULL */
+    char *run_id;          /* this run's id for the remote (jobenv_run_id), or NULL */
     struct toolchain tc;
 };
 
@@ -72,6 +79,16 @@ int jobenv_check_cuda(struct jobenv_opts *o, const char *cmd);
  * computes the fingerprint, creates the cache and journal
  * directories. Returns an exit status; messages are prefixed with cmd. */
 int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd);
+/* The run id that names a run's manifests in the remote: --run-id, else SHARDCC_RUN_ID,
+ * else the CI engine's id of the whole run (GitHub's GITHUB_RUN_ID without the attempt, so
+ * that a re-run of failed shards finds the others; GitLab's CI_PIPELINE_ID; Buildkite's
+ * BUILDKITE_BUILD_ID; CircleCI's CIRCLE_WORKFLOW_ID). NULL when there is none. Allocated. */
+char *jobenv_run_id(const char *given);
+/* --remote (else SHARDCC_REMOTE) parsed into *remote (NULL when none; free with
+ * remote_release and free), with the warnings its credentials call for, and the run id
+ * (jobenv_run_id) into *run_id. Returns an exit status (a bad URL or run id: EXIT_USAGE). */
+int jobenv_remote(const struct jobenv_opts *o, struct remote **remote, char **run_id,
+                  const char *cmd);
 /* Sets and unsets the variables in this process (for the builds it starts). */
 void jobenv_apply(const struct jobenv *env);
 void jobenv_release(struct jobenv *env);

@@ -169,6 +169,21 @@ static void parse_pipe(const char *s, size_t len, struct jrnl *j)
         parse_item(t2 + 1, (size_t)(end - t2 - 1), j);
         return;
     }
+    if (t2 - t1 - 1 == 6 && !memcmp(t1 + 1, "remote", 6)) {
+        /* "KEY<TAB>remote<TAB>hit": the record before it was a hit from the remote */
+        struct jrec *r = j->n ? &j->r[j->n - 1] : NULL;
+        char *key = unescape(s, (size_t)(t1 - s));
+        if (r && r->key && key && !strcmp(key, r->key))
+            r->remote = 1;
+        else
+            j->skipped++;
+        free(key);
+        return;
+    }
+    if (t2 - t1 - 1 != 8 || memcmp(t1 + 1, "fallback", 8)) {
+        j->skipped++; /* a kind of line this reader does not know */
+        return;
+    }
     if (j->fallbacks++ == 0) {
         j->fallback_key = unescape(s, (size_t)(t1 - s));
         j->fallback_why = unescape(t2 + 1, (size_t)(end - t2 - 1));
@@ -293,8 +308,10 @@ void jrnl_stats(const struct jrnl *j, struct jstats *s)
                 if (r->status != 0)
                     s->failed++;
                 else if (r->outcome &&
-                         (!strcmp(r->outcome, "hit") || !strcmp(r->outcome, "assembled")))
+                         (!strcmp(r->outcome, "hit") || !strcmp(r->outcome, "assembled"))) {
                     s->hits++;
+                    s->remote_hits += r->remote;
+                }
             }
         }
     }

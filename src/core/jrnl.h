@@ -15,6 +15,7 @@ struct jrec {
     char seat[8], phase[8], kind[8], action[16];
     int shard, count, status, owner;
     char *key, *output, *outcome, *result_key; /* NULL when "-" */
+    int remote; /* a hit from ccache's remote storage (an SCP1 remote line) */
 };
 
 /* A cached TU's canonical arguments (an SCA1 line, after its record). */
@@ -54,13 +55,14 @@ void jrnl_warn_fallbacks(const struct jrnl *j, const char *cmd);
 const struct strvec *jrnl_argv(const struct jrnl *j, const char *key);
 
 struct jstats {
-    size_t tu;      /* TU compiles seen (cached or stubbed) */
-    size_t cached;  /* TU compiles run through ccache (owned, or any in the link phase), and
-                       split TUs a shard owned items of, or the link job assembled */
-    size_t stubbed; /* TU compiles written as stubs */
-    size_t hits;    /* cached TU compiles that were cache hits, and split TUs the link job
-                       assembled with every item from the store */
-    size_t failed;  /* cached TU compiles that exited non-zero */
+    size_t tu;          /* TU compiles seen (cached or stubbed) */
+    size_t cached;      /* TU compiles run through ccache (owned, or any in the link phase), and
+                           split TUs a shard owned items of, or the link job assembled */
+    size_t stubbed;     /* TU compiles written as stubs */
+    size_t hits;        /* cached TU compiles that were cache hits, and split TUs the link job
+                           assembled with every item from the store */
+    size_t remote_hits; /* of the hits, those ccache took from its remote storage */
+    size_t failed;      /* cached TU compiles that exited non-zero */
     size_t probes, others, infos;
     size_t pinned;               /* cached TU compiles that were pinned (every shard) */
     size_t device;               /* device-code-only outputs (-fatbin, -ptx...; every job) */

@@ -5,6 +5,7 @@
 #include "jobenv.h"
 #include "path.h"
 #include "platform.h"
+#include "sha256.h"
 #include "strvec.h"
 
 #include <dirent.h>
@@ -24,6 +25,8 @@ struct art {
     int reproducible; /* made with --reproducible (absent in older manifests: no) */
     json_t *plan;
     int shard, count;
+    int remote;   /* the manifest came from the remote (path is its display name) */
+    int fallback; /* an artifact for a shard the remote holds: extracted only if needed */
 };
 
 /* Files named by the inputs: a directory contributes its *.tar.zst files, sorted. */
@@ -66,6 +69,8 @@ int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n)
     return EXIT_OK;
 }
 
+static int check_manifest(const char *cmd, struct art *a);
+
 static int load_manifest(const char *cmd, struct art *a)
 {
     struct strbuf err = STRBUF_INIT;
@@ -75,6 +80,12 @@ static int load_manifest(const char *cmd, struct art *a)
         sb_release(&err);
         return rc;
     }
+    return check_manifest(cmd, a);
+}
+
+/* What every manifest must hold, wherever it came from. */
+static int check_manifest(const char *cmd, struct art *a)
+{
     json_t *fmt = json_object_get(a->m, "format");
     a->cell = json_string_value(json_object_get(a->m, "cell"));
     a->fp = json_string_value(json_object_get(a->m, "fingerprint"));
@@ -323,6 +334,197 @@ static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n
     return nmissing && !o->allow_partial ? EXIT_GUARD : EXIT_OK;
 }
 
+/* The manifests the remote holds for this run's shards 1..expect, appended to *arts; an
+ * artifact given for such a shard becomes a fallback. Returns an exit status; a remote that
+ * cannot be read is an error only when no artifact was given (else a warning, and *gone). */
+static int load_remote(const struct merge_opts *o, struct art **arts, size_t *n, int *gone)
+{
+    struct strbuf name = STRBUF_INIT, body = STRBUF_INIT, err = STRBUF_INIT;
+    size_t given = *n;
+    int rc = EXIT_OK;
+    *gone = 0;
+    for (int s = 1; s <= o->expect && !rc; s++) {
+        sb_reset(&name);
+        remote_manifest_name(o->run, o->cell_name, s, o->expect, &name);
+        int g = remote_get(o->remote, sb_str(&name), &body, &err);
+        if (g < 0) {
+            if (given) {
+                report_warning(o->cmd,
+                               "cannot read the shards' manifests from the remote (%s): the "
+                               "artifacts given are the hand-off",
+                               sb_str(&err));
+                *gone = 1;
+            } else {
+                report_error(o->cmd, "cannot read shard %d's manifest from the remote: %s", s,
+                             sb_str(&err));
+                rc = EXIT_IO;
+            }
+            break;
+        }
+        if (g == 0)
+            continue;
+        json_error_t je;
+        json_t *m = body.len <= JSON_FILE_MAX ? json_loadb(body.buf, body.len, 0, &je) : NULL;
+        struct strbuf label = STRBUF_INIT;
+        sb_addf(&label, "%s (in %s)", sb_str(&name), o->remote->display);
+        *arts = xrealloc(*arts, (*n + 1) * sizeof **arts);
+        struct art *a = &(*arts)[(*n)++];
+        memset(a, 0, sizeof *a);
+        a->path = sb_detach(&label);
+        a->m = m;
+        a->remote = 1;
+        if (!m) {
+            report_error(o->cmd, "%s: not a manifest (%s)", a->path,
+                         body.len > JSON_FILE_MAX ? "over 64 MiB" : je.text);
+            rc = EXIT_IO;
+            break;
+        }
+        rc = check_manifest(o->cmd, a);
+        const char *run = json_string_value(json_object_get(m, "run"));
+        if (!rc && (!run || strcmp(run, o->run) || a->shard != s || a->count != o->expect ||
+                    strcmp(a->cell, o->cell_name))) {
+            report_error(o->cmd, "%s: the manifest is of run %s, shard %d/%d of cell %s", a->path,
+                         run ? run : "(none)", a->shard, a->count, a->cell);
+            rc = EXIT_IO;
+        }
+        for (size_t i = 0; i < given && !rc; i++)
+            if ((*arts)[i].shard == s)
+                (*arts)[i].fallback = 1;
+    }
+    sb_release(&name);
+    sb_release(&body);
+    sb_release(&err);
+    return rc;
+}
+
+static int is_hex64(const char *s)
+{
+    if (!s || strlen(s) != 64)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* Checks that the remote holds each entry of a remote shard's manifest, fetching the seat's
+ * store entries (D; ccache never reads those) into staging with their digest checked.
+ * *missing counts the entries it lacks (or holds with another size or digest); the first
+ * one goes into first. Returns an exit status (a manifest naming no entry is EXIT_IO). */
+static int check_remote_entries(const struct merge_opts *o, const struct art *a,
+                                const char *staging, size_t *entries, size_t *missing,
+                                size_t *fetched, struct strbuf *first)
+{
+    struct strbuf name = STRBUF_INIT, body = STRBUF_INIT, err = STRBUF_INIT, p = STRBUF_INIT;
+    int rc = EXIT_OK;
+    size_t x;
+    json_t *e;
+    *missing = 0;
+    json_array_foreach(json_object_get(a->m, "entries"), x, e)
+    {
+        const char *path = json_string_value(json_object_get(e, "path"));
+        const char *sha = json_string_value(json_object_get(e, "sha256"));
+        json_t *size = json_object_get(e, "size");
+        const char *rel = path && !strncmp(path, "cache/", 6) ? path + 6 : NULL;
+        if (!rel || !cache_entry_name_ok(rel) || !json_is_integer(size) || !is_hex64(sha)) {
+            report_error(o->cmd,
+                         "%s: the manifest lists \"%s\" without a cache entry name, "
+                         "size and sha256",
+                         a->path, path ? path : "?");
+            rc = EXIT_IO;
+            break;
+        }
+        (*entries)++;
+        sb_reset(&name);
+        remote_entry_name(rel, &name);
+        uint64_t got = 0;
+        int g;
+        const char *why = "not there";
+        if (rel[strlen(rel) - 1] == 'D') {
+            g = remote_get(o->remote, sb_str(&name), &body, &err);
+            got = body.len;
+            if (g == 1) {
+                struct sha256 h;
+                unsigned char d[32];
+                char hex[65];
+                sha256_init(&h);
+                sha256_update(&h, body.buf ? body.buf : "", body.len);
+                sha256_final(&h, d);
+                sha256_hex(d, hex);
+                if (strcmp(hex, sha)) {
+                    g = 0;
+                    why = "there with other bytes";
+                } else {
+                    sb_reset(&p);
+                    sb_addf(&p, "%s/%s", staging, rel);
+                    char *dir =
+                        xstrndup(sb_str(&p), (size_t)(path_basename(sb_str(&p)) - sb_str(&p)));
+                    int we = plat_mkdir_p(dir);
+                    free(dir);
+                    if (!we)
+                        we = plat_write_atomic(sb_str(&p), body.buf ? body.buf : "", body.len);
+                    if (we) {
+                        report_error(o->cmd, "cannot write \"%s\": %s", sb_str(&p),
+                                     plat_strerror(we));
+                        rc = EXIT_IO;
+                        break;
+                    }
+                    (*fetched)++;
+                }
+            }
+        } else {
+            g = remote_stat(o->remote, sb_str(&name), &got, &err);
+        }
+        if (g < 0) {
+            report_error(o->cmd, "%s: %s", a->path, sb_str(&err));
+            rc = EXIT_IO;
+            break;
+        }
+        if (g == 1 && got != (uint64_t)json_integer_value(size)) {
+            g = 0;
+            why = "there with another size";
+        }
+        if (g == 0 && (*missing)++ == 0)
+            sb_addf(first, "%s (%s)", rel, why);
+    }
+    sb_release(&name);
+    sb_release(&body);
+    sb_release(&err);
+    sb_release(&p);
+    return rc;
+}
+
+/* Results that two shards' manifests give different digests for, where one came from the
+ * remote (which keeps the last writer: the bytes cannot be compared there); artifact pairs
+ * are compared byte for byte as they are extracted. Appends {"rel", "art"} to diff. */
+static void digest_collisions(const struct art *arts, size_t n, json_t *diff)
+{
+    json_t *seen = json_object(); /* rel -> [sha256, index] */
+    for (size_t i = 0; i < n; i++) {
+        size_t x;
+        json_t *e;
+        json_array_foreach(json_object_get(arts[i].m, "entries"), x, e)
+        {
+            const char *path = json_string_value(json_object_get(e, "path"));
+            const char *sha = json_string_value(json_object_get(e, "sha256"));
+            size_t len = path ? strlen(path) : 0;
+            if (!sha || len < 8 || path[len - 1] == 'M') /* manifests differ by design */
+                continue;
+            json_t *prev = json_object_get(seen, path);
+            if (!prev) {
+                json_object_set_new(seen, path, json_pack("[s, I]", sha, (json_int_t)i));
+                continue;
+            }
+            size_t j = (size_t)json_integer_value(json_array_get(prev, 1));
+            if ((arts[i].remote || arts[j].remote) &&
+                strcmp(sha, json_string_value(json_array_get(prev, 0))))
+                json_array_append_new(
+                    diff, json_pack("{s:s, s:s}", "rel", path + 6, "art", arts[i].path));
+        }
+    }
+    json_decref(seen);
+}
+
 int merge_run(const struct merge_opts *o, struct merge_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -351,21 +553,41 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
     int rc = merge_expand_inputs(o, &files, &n);
     if (rc)
         return rc;
-    if (n == 0) {
+    if (n == 0 && !o->remote) {
         report_error(o->cmd, "no artifacts found (looked for *.tar.zst in the inputs)");
         free(files);
         return EXIT_GUARD;
     }
-    struct art *arts = calloc(n, sizeof *arts);
+    struct art *arts = calloc(n ? n : 1, sizeof *arts);
     for (size_t i = 0; i < n; i++)
         arts[i].path = files[i]; /* all of them: the loop below may stop early */
+    free(files);
     for (size_t i = 0; i < n && !rc; i++)
         rc = load_manifest(o->cmd, &arts[i]);
+    int gone = 0;
+    if (!rc && o->remote)
+        rc = load_remote(o, &arts, &n, &gone);
+    if (!rc && n == 0) {
+        report_error(o->cmd,
+                     "no artifacts given, and the remote %s holds no manifest of run %s for "
+                     "cell %s (shards of %d): did the shards run with this --remote, --run-id "
+                     "and --cell?",
+                     o->remote->display, o->run, o->cell_name, o->expect);
+        rc = EXIT_GUARD;
+    }
+    /* the artifacts of shards the remote holds go last: the fallbacks */
+    size_t nuse = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!arts[i].fallback) {
+            struct art t = arts[i];
+            memmove(&arts[nuse + 1], &arts[nuse], (i - nuse) * sizeof *arts);
+            arts[nuse++] = t;
+        }
     const struct art *ref = NULL;
     if (!rc)
-        rc = guard_identity(o, arts, n, &ref);
+        rc = guard_identity(o, arts, nuse, &ref);
     if (!rc) /* the first extracted copy of an entry is kept: shard 1's */
-        qsort(arts, n, sizeof *arts, by_shard);
+        qsort(arts, nuse, sizeof *arts, by_shard);
 
     struct strbuf staging = STRBUF_INIT, err = STRBUF_INIT;
     sb_addf(&staging, "%s.merging.%ld", o->cache, plat_pid());
@@ -379,7 +601,40 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         }
     }
     json_t *diff = json_array();
+    /* the remote's shards: their entries there (a D entry fetched), else their artifacts */
+    for (size_t i = 0; i < nuse && !rc; i++) {
+        if (!arts[i].remote)
+            continue;
+        res->remote_shards++;
+        size_t missing = 0;
+        struct strbuf first = STRBUF_INIT;
+        rc = check_remote_entries(o, &arts[i], sb_str(&staging), &res->remote_entries, &missing,
+                                  &res->remote_fetched, &first);
+        size_t fb = n;
+        for (size_t k = nuse; k < n; k++)
+            if (arts[k].shard == arts[i].shard)
+                fb = k;
+        if (!rc && missing && fb < n) {
+            report_warning(o->cmd,
+                           "the remote lacks %zu of shard %d's entries (first: %s): its "
+                           "artifact %s is used instead",
+                           missing, arts[i].shard, sb_str(&first), arts[fb].path);
+            arts[fb].fallback = 0; /* extracted below */
+        } else if (!rc && missing) {
+            res->remote_missing += missing;
+            report_warning(o->cmd,
+                           "the remote lacks %zu of shard %d's entries (first: %s): evicted, "
+                           "or lost since the shard ran? The link job will miss their TUs "
+                           "(give the shards' artifacts too, --artifacts, to fall back on them)",
+                           missing, arts[i].shard, sb_str(&first));
+        }
+        sb_release(&first);
+    }
+    if (!rc)
+        digest_collisions(arts, nuse, diff);
     for (size_t i = 0; i < n && !rc; i++) {
+        if (arts[i].remote || arts[i].fallback)
+            continue;
         struct extract_stats st;
         rc = artifact_extract(arts[i].path, sb_str(&staging), &st, &err);
         if (rc)
@@ -454,13 +709,13 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         res->reproducible = ref->reproducible;
         res->plan = json_is_string(ref->plan) ? xstrdup(json_string_value(ref->plan)) : NULL;
     }
-    res->present = (int)n;
+    res->present = (int)nuse;
     for (size_t i = 0; i < n; i++) {
         json_decref(arts[i].m);
         free(arts[i].path);
     }
     free(arts);
-    free(files);
+    (void)gone;
     sb_release(&staging);
     sb_release(&err);
     return rc;

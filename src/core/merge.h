@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "remote.h"
+
 struct merge_opts {
     const char *cache; /* target: must not exist, or be an empty directory */
     char **inputs;     /* artifact files, or directories holding *.tar.zst */
@@ -15,6 +17,11 @@ struct merge_opts {
     int allow_partial; /* missing shards: warn instead of failing */
     int allow_nondeterministic;
     const char *cmd; /* for messages */
+    /* the remote (shardcc link --remote): a shard whose manifest it holds under run and
+     * cell comes from there (ccache reads its entries on demand; the seat's store entries are
+     * fetched here), the artifact given for it only when the remote lost entries */
+    struct remote *remote;
+    const char *run, *cell_name;
 };
 
 struct merge_result {
@@ -26,6 +33,9 @@ struct merge_result {
     int reproducible; /* the shards ran with --reproducible */
     size_t added, same, kept, differing;
     size_t pinned_copies; /* results of pinned TUs that differ between shards (kept: shard 1's) */
+    int remote_shards;    /* shards taken from the remote */
+    size_t remote_entries, remote_missing; /* their entries, and those the remote lacks */
+    size_t remote_fetched;                 /* the seat's store entries fetched from it */
 };
 
 /* The artifact files the inputs name (a directory: its *.tar.zst files, sorted), each

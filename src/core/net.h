@@ -13,8 +13,8 @@
 /* Connects to host:port (any address family getaddrinfo offers, in its order), or to the
  * Unix-domain socket unix_path when that is not NULL, waiting at most connect_ms for each
  * address. *fd is the connected socket. 0, or -1 with the reason in err. */
-int net_connect(const char *host, const char *port, const char *unix_path, int connect_ms,
-                int *fd, struct strbuf *err);
+int net_connect(const char *host, const char *port, const char *unix_path, int connect_ms, int *fd,
+                struct strbuf *err);
 /* Writes all of data before deadline_us (plat_monotonic_us). 0, or -1 with err. */
 int net_write_all(int fd, const void *data, size_t len, uint64_t deadline_us, struct strbuf *err);
 /* Reads what is there (at most cap bytes), waiting until deadline_us for the first byte.

@@ -51,8 +51,8 @@ static int connect_wait(int fd, const struct sockaddr *addr, socklen_t len, int 
     return e;
 }
 
-int net_connect(const char *host, const char *port, const char *unix_path, int connect_ms,
-                int *fd, struct strbuf *err)
+int net_connect(const char *host, const char *port, const char *unix_path, int connect_ms, int *fd,
+                struct strbuf *err)
 {
     *fd = -1;
     /* a peer that closes mid-request must be an error of the write, not a SIGPIPE */

@@ -113,8 +113,9 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
     struct strbuf ex = STRBUF_INIT, fix = STRBUF_INIT;
     int rc = -1;
     if (!strncmp(url, "https://", 8) || !strncmp(url, "rediss://", 9)) {
-        sb_addf(err, "\"%s\": ccache 4.7 speaks neither HTTPS nor TLS to Redis: use http:// or "
-                     "redis:// (behind a tunnel or on a private network)",
+        sb_addf(err,
+                "\"%s\": ccache 4.7 speaks neither HTTPS nor TLS to Redis: use http:// or "
+                "redis:// (behind a tunnel or on a private network)",
                 r->display);
         goto out;
     }
@@ -123,9 +124,10 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
     else if (!strncmp(url, "redis://", 8) || unix_form)
         r->kind = REMOTE_REDIS;
     else {
-        sb_addf(err, "\"%s\": not a remote storage URL ccache 4.7 can use with shardcc "
-                     "(http://HOST[:PORT]/PATH, redis://HOST[:PORT][/DB] or "
-                     "redis+unix:SOCKET)",
+        sb_addf(err,
+                "\"%s\": not a remote storage URL ccache 4.7 can use with shardcc "
+                "(http://HOST[:PORT]/PATH, redis://HOST[:PORT][/DB] or "
+                "redis+unix:SOCKET)",
                 r->display);
         goto out;
     }
@@ -147,7 +149,8 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
             *eq = '\0';
         int bad = 0;
         if (!strcmp(kv, "read-only"))
-            bad = strcmp(v, "true") && strcmp(v, "false") ? 1 : (r->read_only = !strcmp(v, "true"), 0);
+            bad = strcmp(v, "true") && strcmp(v, "false") ? 1
+                                                          : (r->read_only = !strcmp(v, "true"), 0);
         else if (!strcmp(kv, "connect-timeout"))
             bad = parse_ms(v, &r->connect_ms);
         else if (!strcmp(kv, "operation-timeout"))
@@ -263,7 +266,8 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
         }
         free(path);
     }
-    r->literal_password = r->password && *r->password && r->display && strstr(r->display, "********");
+    r->literal_password =
+        r->password && *r->password && r->display && strstr(r->display, "********");
     /* ccache 4.7.5 sends no AUTH for redis://:PASSWORD@HOST and prints that password in its
      * log: it gets redis://PASSWORD@HOST, which it handles */
     const char *cu = strstr(spec, "redis://:");
@@ -415,8 +419,8 @@ static void resp_arg(struct strbuf *q, const void *d, size_t n)
 
 /* Sends the command of argc arguments and reads one reply: its type ('+', '-', ':', '$'),
  * the integer (':', or the bulk length, -1 for nil) and the text or bulk bytes. */
-static int redis_cmd(struct remote *r, int argc, const char **argv, const size_t *len,
-                     char *type, long long *num, struct strbuf *val, struct strbuf *err)
+static int redis_cmd(struct remote *r, int argc, const char **argv, const size_t *len, char *type,
+                     long long *num, struct strbuf *val, struct strbuf *err)
 {
     struct strbuf q = STRBUF_INIT, line = STRBUF_INIT;
     sb_addf(&q, "*%d\r\n", argc);
@@ -721,8 +725,11 @@ static int run_op(struct remote *r, enum op op, const char *name, const void *da
             int status = 0;
             uint64_t clen = 0;
             size_t before = out ? out->len : 0;
-            rc = http_req(r, op == OP_PUT ? "PUT" : op == OP_GET ? "GET" : "HEAD", name, data,
-                          op == OP_PUT ? len : 0, &status, out, &clen, &e);
+            rc = http_req(r,
+                          op == OP_PUT   ? "PUT"
+                          : op == OP_GET ? "GET"
+                                         : "HEAD",
+                          name, data, op == OP_PUT ? len : 0, &status, out, &clen, &e);
             if (!rc) {
                 if (op == OP_PUT)
                     rc = status / 100 == 2 ? 0 : -2;
@@ -735,7 +742,10 @@ static int run_op(struct remote *r, enum op op, const char *name, const void *da
                 if (rc == -2) {
                     struct strbuf p = STRBUF_INIT;
                     http_path(r, name, &p);
-                    sb_addf(&e, "%s %s: HTTP status %d%s", op == OP_PUT ? "PUT" : op == OP_GET ? "GET" : "HEAD",
+                    sb_addf(&e, "%s %s: HTTP status %d%s",
+                            op == OP_PUT   ? "PUT"
+                            : op == OP_GET ? "GET"
+                                           : "HEAD",
                             sb_str(&p), status,
                             status == 401 || status == 403 ? " (the server refused the credentials)"
                             : status == 405 && op == OP_PUT
@@ -772,8 +782,7 @@ int remote_stat(struct remote *r, const char *name, uint64_t *size, struct strbu
     return run_op(r, OP_STAT, name, NULL, 0, NULL, size, err);
 }
 
-int remote_put(struct remote *r, const char *name, const void *data, size_t len,
-               struct strbuf *err)
+int remote_put(struct remote *r, const char *name, const void *data, size_t len, struct strbuf *err)
 {
     if (r->read_only) {
         sb_addf(err, "%s: read-only: nothing is written there", r->display);

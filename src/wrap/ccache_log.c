@@ -27,8 +27,10 @@ static int is_counter(const char *c, const char *line, const char *eol)
     return 1;
 }
 
-static void count(const char *c, int *hit, int *miss, char *first, size_t cap)
+static void count(const char *c, int *hit, int *miss, int *remote, char *first, size_t cap)
 {
+    if (!strcmp(c, "remote_storage_hit"))
+        *remote = 1;
     if (!strcmp(c, "direct_cache_hit") || !strcmp(c, "preprocessed_cache_hit"))
         *hit = 1;
     else if (!strcmp(c, "cache_miss"))
@@ -41,7 +43,7 @@ static void count(const char *c, int *hit, int *miss, char *first, size_t cap)
 
 void ccache_log_parse(const char *text, size_t len, struct ccache_outcome *out)
 {
-    int hit = 0, miss = 0;
+    int hit = 0, miss = 0, remote = 0;
     char first[48] = "";
     memset(out, 0, sizeof *out);
     const char *end = text + len;
@@ -53,7 +55,7 @@ void ccache_log_parse(const char *text, size_t len, struct ccache_outcome *out)
             char c[48];
             copy_token(c, sizeof c, line, eol);
             if (is_counter(c, line, eol))
-                count(c, &hit, &miss, first, sizeof first);
+                count(c, &hit, &miss, &remote, first, sizeof first);
         }
         const char *msg =
             line < eol && line[0] == '[' ? memchr(line, ']', (size_t)(eol - line)) : NULL;
@@ -65,11 +67,12 @@ void ccache_log_parse(const char *text, size_t len, struct ccache_outcome *out)
             } else if (rest > 8 && memcmp(msg, "Result: ", 8) == 0) {
                 char c[48];
                 copy_token(c, sizeof c, msg + 8, eol);
-                count(c, &hit, &miss, first, sizeof first);
+                count(c, &hit, &miss, &remote, first, sizeof first);
             }
         }
         line = nl ? nl + 1 : end;
     }
     const char *o = hit ? "hit" : miss ? "miss" : first[0] ? first : "unknown";
     snprintf(out->outcome, sizeof out->outcome, "%s", o);
+    out->remote = hit && remote;
 }

@@ -10,6 +10,7 @@
 struct ccache_outcome {
     char outcome[48]; /* "hit", "miss", an uncacheable counter ("preprocessor_error"), "unknown" */
     char result_key[72]; /* ccache's result key, or "" */
+    int remote;          /* a hit that came from ccache's remote storage (remote_storage_hit) */
 };
 
 void ccache_log_parse(const char *text, size_t len, struct ccache_outcome *out);

@@ -65,6 +65,11 @@ void journal_format(const struct journal_rec *r, struct strbuf *out)
         add_escaped(out, r->fallback);
         sb_addc(out, '\n');
     }
+    if (r->remote && r->key) {
+        sb_adds(out, JOURNAL_PIPE_MAGIC "\t");
+        add_escaped(out, r->key);
+        sb_adds(out, "\tremote\thit\n");
+    }
     for (size_t i = 0; r->key && i < r->nitems; i++) {
         const struct split_item *it = &r->items[i];
         sb_adds(out, JOURNAL_PIPE_MAGIC "\t");

@@ -39,11 +39,12 @@ struct journal_rec {
                                   NULL */
     const struct split_item *items; /* a split TU's device items, or NULL */
     size_t nitems;
+    int remote; /* a hit from ccache's remote storage: an SCP1 remote line follows */
 };
 
 /* Formats rec as one line (fields escaped: \t \n \\), followed by its SCA1 line
  * ("SCA1<TAB>key<TAB>arg<TAB>arg...") when rec->argv is set, and its SCP1 line when
- * rec->fallback is, and an SCP1 line per item. */
+ * rec->fallback is, an SCP1 line per item, and an SCP1 remote line when rec->remote is. */
 void journal_format(const struct journal_rec *rec, struct strbuf *out);
 /* Appends rec, with one write, to fd (from plat_open_append). 0 or an errno. */
 int journal_append(int fd, const struct journal_rec *rec);

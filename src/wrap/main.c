@@ -862,6 +862,7 @@ static int journal_link(const struct wrap *w, int fd, const char *hollow, const 
                             NULL,
                             NULL,
                             NULL,
+                            0,
                             0};
     return journal_finish(w, fd, path, &r, status);
 }
@@ -1147,7 +1148,8 @@ int main(int argc, char **argv)
                 : NULL,
             fallback_why.len ? sb_str(&fallback_why) : NULL,
             po.items,
-            po.n};
+            po.n,
+            outcome.remote};
         status = journal_finish(&w, journal_fd, w.journal, &r, status);
     }
     return status;

@@ -29,10 +29,10 @@ int main(int argc, char **argv)
         printf("kind=%s\nccache=%s\ndisplay=%s\nhost=%s\nport=%s\nsocket=%s\npath=%s\nuser=%s\n"
                "password=%s\ndb=%d\nread_only=%d\nflat=%d\nconnect_ms=%d\nop_ms=%d\n"
                "literal_password=%d\nloopback=%d\n",
-               r.kind == REMOTE_HTTP ? "http" : "redis", r.ccache, r.display,
-               r.host ? r.host : "-", r.port ? r.port : "-", r.unix_path ? r.unix_path : "-",
-               r.path ? r.path : "-", r.user ? r.user : "-", r.password ? r.password : "-", r.db,
-               r.read_only, r.flat, r.connect_ms, r.op_ms, r.literal_password, r.loopback);
+               r.kind == REMOTE_HTTP ? "http" : "redis", r.ccache, r.display, r.host ? r.host : "-",
+               r.port ? r.port : "-", r.unix_path ? r.unix_path : "-", r.path ? r.path : "-",
+               r.user ? r.user : "-", r.password ? r.password : "-", r.db, r.read_only, r.flat,
+               r.connect_ms, r.op_ms, r.literal_password, r.loopback);
     } else if (!strcmp(op, "put") && argc == 5) {
         int e = plat_read_file(argv[4], &data);
         if (e) {

@@ -30,16 +30,26 @@ static void test_format(void **state)
                             NULL,
                             NULL,
                             NULL,
+                            0,
                             0};
     struct strbuf sb = STRBUF_INIT;
     journal_format(&r, &sb);
     assert_string_equal(sb_str(&sb),
                         "SCJ2\t1700000000000000\t42\tnvcc\tshard\t2/4\ttu\tcache\t0\t123"
                         "\t3\tsrc/a\\tb.cu\to\\\\x.o\thit\t89d36m1m5rvkes48dc7phaju4ecmo8m9m\n");
+    /* a hit from ccache's remote storage: an SCP1 remote line after the record */
+    sb_reset(&sb);
+    r.remote = 1;
+    journal_format(&r, &sb);
+    assert_string_equal(sb_str(&sb),
+                        "SCJ2\t1700000000000000\t42\tnvcc\tshard\t2/4\ttu\tcache\t0\t123"
+                        "\t3\tsrc/a\\tb.cu\to\\\\x.o\thit\t89d36m1m5rvkes48dc7phaju4ecmo8m9m\n"
+                        "SCP1\tsrc/a\\tb.cu\tremote\thit\n");
+    r.remote = 0;
     sb_reset(&sb);
     struct journal_rec o = {1,    1,    SEAT_CXX, PHASE_LINK, 0,    0,    KIND_INFO, ACTION_DIRECT,
                             1,    5,    0,        NULL,       NULL, NULL, NULL,      NULL,
-                            NULL, NULL, 0};
+                            NULL, NULL, 0,        0};
     journal_format(&o, &sb);
     assert_string_equal(sb_str(&sb),
                         "SCJ2\t1\t1\tc++\tlink\t0/0\tinfo\tdirect\t1\t5\t-\t-\t-\t-\t-\n");
@@ -110,6 +120,22 @@ static void test_ccache_log(void **state)
     parse("# ../src/a.cu\ncache_miss\ndirect_cache_miss\nlocal_storage_miss\n", "miss", "");
     parse("# ../src/a.cu ../src/b.cu\nmultiple_source_files\n", "multiple_source_files", "");
     parse("garbage without brackets\n]\n[x] Result:\n", "unknown", "");
+    /* a hit from the remote storage (the lines of ccache 4.7.5 with an http remote) */
+    struct ccache_outcome o;
+    const char *remote = "[t 1] Result: direct_cache_hit\n[t 1] Result: local_storage_miss\n"
+                         "[t 1] Result: local_storage_read_miss\n[t 1] Result: "
+                         "remote_storage_hit\n[t 1] Result: remote_storage_read_hit\n";
+    ccache_log_parse(remote, strlen(remote), &o);
+    assert_string_equal(o.outcome, "hit");
+    assert_int_equal(o.remote, 1);
+    const char *local = "# a.cu\ndirect_cache_hit\nlocal_storage_hit\n";
+    ccache_log_parse(local, strlen(local), &o);
+    assert_int_equal(o.remote, 0);
+    /* a miss that read the remote (and wrote it) is no remote hit */
+    const char *miss = "# a.cu\ncache_miss\nremote_storage_miss\nremote_storage_write\n";
+    ccache_log_parse(miss, strlen(miss), &o);
+    assert_string_equal(o.outcome, "miss");
+    assert_int_equal(o.remote, 0);
 }
 
 int main(void)
