@@ -45,7 +45,7 @@ static const char usage[] =
 
 struct shard_row {
     int shard, count;
-    size_t owned;
+    size_t owned, warm; /* warm: owned TUs that were hits from a remote or a seed */
     double compile, wall;
 };
 
@@ -77,6 +77,7 @@ static void read_row(json_t *m, struct shard_row *r)
         }
         if (mine) {
             r->owned++;
+            r->warm += json_is_true(json_object_get(t, "warm"));
             r->compile += json_number_value(json_object_get(t, "seconds"));
         }
     }
@@ -394,6 +395,14 @@ int cmd_report(int argc, char **argv)
             printf("%-10s %10s %12s%s %9.1f\n", "link", "-", "-", plan ? "            -" : "",
                    link_wall);
     }
+    /* a warm start: the owned TUs a shard found in a remote or a seed, apart from those it
+     * compiled */
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].warm)
+            printf("%sshard %d/%d: %zu of its %zu TUs were hits from the remote or the seed (a "
+                   "warm start), %zu compiled%s\n",
+                   md ? "- " : "", rows[i].shard, rows[i].count, rows[i].warm, rows[i].owned,
+                   rows[i].owned - rows[i].warm, md && i + 1 == n ? "\n" : "");
     if (sum) {
         json_t *misses = json_object_get(sum, "misses");
         int status = (int)json_integer_value(json_object_get(sum, "status"));

@@ -174,6 +174,8 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
                 json_pack("{s:s?, s:s, s:f, s:i, s:o, s:o}", "key", r->key, "decision", decision,
                           "seconds", (double)r->dur_us / 1e6, "status", r->status, "outcome",
                           str_or_null(r->outcome), "result", str_or_null(r->result_key));
+            if (r->remote) /* a hit from the remote or the seed: a warm start */
+                json_object_set_new(t, "warm", json_true());
             if (!strcmp(r->action, "pin")) /* compiled in every shard (--pin) */
                 json_object_set_new(t, "pinned", json_true());
             if (!strcmp(r->action, "device")) /* device code only: made in every shard */
@@ -568,9 +570,10 @@ int cmd_shard(int argc, char **argv)
         return rc;
     }
     if (s.remote_hits)
-        fprintf(stderr,
-                CMD ": shard %d/%d: %zu of its TUs were hits from the remote %s (a warm start)\n",
-                o.shard, o.count, s.remote_hits, env.remote ? env.remote->display : "?");
+        fprintf(stderr, CMD ": shard %d/%d: %zu of the TUs it owned were hits from %s%s%s (a warm start)\n",
+                o.shard, o.count, s.remote_hits,
+                env.remote && o.seed ? "the remote or the seed " : env.remote ? "the remote " : "the seed ",
+                env.remote ? env.remote->display : o.seed ? o.seed : "", "");
     if (env.remote && !env.remote->read_only) {
         struct strbuf mname = STRBUF_INIT;
         remote_manifest_name(env.run_id, cell, o.shard, o.count, &mname);

@@ -1,5 +1,6 @@
 /* jobenv: building and applying one job's environment (see jobenv.h). */
 #include "jobenv.h"
+#include "seed.h"
 #include "exit_status.h"
 #include "path.h"
 #include "plan.h"
@@ -48,6 +49,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            (args_flag(a, "--no-reproducible") && (o->reproducible = -1)) ||
            args_value(a, "--plan", &o->plan) || args_value(a, "--split-archs", &o->split_archs) ||
            args_value(a, "--remote", &o->remote) || args_value(a, "--run-id", &o->run_id) ||
+           args_value(a, "--seed-from", &o->seed) ||
            pin_arg(a, o);
 }
 
@@ -510,6 +512,34 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
             return EXIT_IO;
         }
     }
+    /* a warm start: the seed where ccache and the seat read it, beside the journal */
+    if (o->seed && seed_is_url(o->seed)) {
+        struct remote sr;
+        struct strbuf err = STRBUF_INIT;
+        if (remote_parse(o->seed, &sr, &err) != 0) {
+            report_error(cmd, "--seed-from %s", sb_str(&err));
+            sb_release(&err);
+            free(jdir);
+            return EXIT_USAGE;
+        }
+        sb_addf(&sb, "%s%s", sr.ccache, sr.read_only ? "" : "|read-only");
+        env->seed_storage = sb_detach(&sb);
+        remote_release(&sr);
+    } else if (o->seed) {
+        sb_addf(&sb, "%s/seed", jdir);
+        int src = seed_prepare(o->seed, sb_str(&sb), &env->seed_entries, cmd);
+        if (src) {
+            free(jdir);
+            return src;
+        }
+        struct strbuf st = STRBUF_INIT;
+        sb_addf(&st, "file:%s/ccache|read-only", sb_str(&sb));
+        env->seed_storage = sb_detach(&st);
+        sb_adds(&sb, "/store");
+        env->seed_store = sb_detach(&sb);
+        fprintf(stderr, "%s: a warm start from %s: %zu entries\n", cmd, o->seed,
+                env->seed_entries);
+    }
     free(jdir);
 
     json_t *v = env->set = json_object();
@@ -692,17 +722,20 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     /* ccache's remote storage: the hand-off (--remote), read-only in the link job; else none,
      * whatever ccache.conf or the caller's environment name: the shards' artifacts are the
      * one source of the link job's hits */
-    if (env->remote && o->count)
-        add(v, "CCACHE_REMOTE_STORAGE", env->remote->ccache);
-    else if (env->remote && !o->plain) {
-        sb_reset(&sb);
+    sb_reset(&sb);
+    if (env->remote && !o->plain) {
         sb_adds(&sb, env->remote->ccache);
-        if (!env->remote->read_only)
+        if (!o->count && !env->remote->read_only)
             sb_adds(&sb, "|read-only");
-        add(v, "CCACHE_REMOTE_STORAGE", sb_str(&sb));
-        sb_reset(&sb);
-    } else
-        add(v, "CCACHE_REMOTE_STORAGE", "");
+    }
+    if (env->seed_storage) /* after the remote: ccache asks them in order */
+        sb_addf(&sb, "%s%s", sb.len ? " " : "", env->seed_storage);
+    add(v, "CCACHE_REMOTE_STORAGE", sb_str(&sb));
+    sb_reset(&sb);
+    if (env->seed_store)
+        add(v, "SHARDCC_SEED_STORE", env->seed_store);
+    else
+        json_array_append_new(env->unset, json_string("SHARDCC_SEED_STORE"));
     add(v, "CCACHE_NOHASHDIR", "1");
     add(v, "CCACHE_MAXSIZE", "0");
     add(v, "CCACHE_SLOPPINESS", "include_file_mtime,include_file_ctime,time_macros,locale");
@@ -759,6 +792,8 @@ void jobenv_release(struct jobenv *env)
         remote_release(env->remote);
     free(env->remote);
     free(env->run_id);
+    free(env->seed_storage);
+    free(env->seed_store);
     toolchain_release(&env->tc);
     memset(env, 0, sizeof *env);
 }

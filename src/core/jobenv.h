@@ -39,6 +39,7 @@ struct jobenv_opts {
                            hand-off (remote.h), or NULL */
     const char *run_id; /* --run-id ID: names this run's manifests in the remote */
     int remote_checked; /* jobenv_remote has run (and warned): jobenv_build stays quiet */
+    const char *seed;   /* --seed-from ARTIFACT|DIR|URL: a warm start (seed.h), or NULL */
 };
 
 struct jobenv {
@@ -56,6 +57,9 @@ struct jobenv {
                               architectures or more (0: none) */
     struct remote *remote; /* the remote storage (--remote), or NULL */
     char *run_id;          /* this run's id for the remote (jobenv_run_id), or NULL */
+    char *seed_storage;    /* the seed as one of ccache's remote storages (read-only), or NULL */
+    char *seed_store;      /* the seed's store entries for the seat (SHARDCC_SEED_STORE) */
+    size_t seed_entries;   /* entries laid out from a seed artifact or directory */
     struct toolchain tc;
 };
 

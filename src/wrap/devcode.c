@@ -167,6 +167,20 @@ int devcode_store_put(const char *path, const void *data, size_t len)
     return e ? e : plat_write_atomic(path, data ? data : "", len);
 }
 
+int devcode_store_seed(const char *key, const char *entry)
+{
+    const char *seed = getenv("SHARDCC_SEED_STORE");
+    if (!seed || !*seed || plat_file_exists(entry))
+        return 0;
+    struct strbuf from = STRBUF_INIT, data = STRBUF_INIT;
+    devcode_entry_path(seed, key, &from);
+    int ok = plat_read_file_max(sb_str(&from), DEVCODE_FILE_MAX, &data) == 0 &&
+             devcode_store_put(entry, data.buf, data.len) == 0;
+    sb_release(&from);
+    sb_release(&data);
+    return ok;
+}
+
 void devcode_depfile(const struct strvec *targets, const struct strvec *deps, struct strbuf *out)
 {
     for (size_t i = 0; i < targets->n; i++)

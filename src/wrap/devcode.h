@@ -54,6 +54,12 @@ const char *devcode_store_dir(void);
  * items and markers (split.h). */
 int devcode_store_put(const char *path, const void *data, size_t len);
 
+/* A warm start's store (shardcc --seed-from: SHARDCC_SEED_STORE, laid out as the cache): when
+ * entry (devcode_entry_path of key under the store) is missing and the seed has key, the
+ * seed's entry is copied in, so that the job's own cache (and a shard's artifact) holds
+ * what it used. 1 when it was copied, 0 when not. */
+int devcode_store_seed(const char *key, const char *entry);
+
 /* A make rule "targets: deps" (targets already make-quoted; spaces in deps escaped). */
 void devcode_depfile(const struct strvec *targets, const struct strvec *deps, struct strbuf *out);
 

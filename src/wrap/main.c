@@ -588,6 +588,7 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
     }
     memcpy(outcome->result_key, key, sizeof key);
     devcode_entry_path(cache, key, &entry);
+    devcode_store_seed(key, sb_str(&entry)); /* a warm start's entry, if the store lacks it */
     sb_reset(&text);
     if (plat_read_file_max(sb_str(&entry), DEVCODE_FILE_MAX, &text) == 0) {
         strcpy(outcome->outcome, "hit");

@@ -430,6 +430,7 @@ static int run_split_item(void *ctx, size_t i)
         goto out;
     }
     devcode_entry_path(j->o->store, r->key, &entry);
+    devcode_store_seed(r->key, sb_str(&entry)); /* a warm start's item, if the store lacks it */
     split_item_exports(j->plan, j->split, j->index[i], &exports);
     if (j->o->mode == PIPELINE_ITEMS && plat_file_exists(sb_str(&entry))) {
         outcome = "present";

@@ -1,0 +1,156 @@
+/* seed: an earlier run's cache as a warm start (see seed.h). */
+#include "seed.h"
+#include "artifact.h"
+#include "job.h"
+#include "path.h"
+#include "platform.h"
+#include "strvec.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int seed_is_url(const char *src)
+{
+    return !strncmp(src, "redis://", 8) || !strncmp(src, "redis+unix:", 11) ||
+           !strncmp(src, "http://", 7) || !strncmp(src, "https://", 8) ||
+           !strncmp(src, "rediss://", 9);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A hard link from to, else a copy (another file system). 0 or an errno. */
+static int link_or_copy(const char *from, const char *to)
+{
+    char *dir = xstrndup(to, (size_t)(path_basename(to) - to));
+    int e = plat_mkdir_p(dir);
+    free(dir);
+    if (e)
+        return e;
+    if (link(from, to) == 0 || errno == EEXIST)
+        return 0;
+    struct strbuf data = STRBUF_INIT;
+    e = plat_read_file(from, &data);
+    if (!e)
+        e = plat_write_atomic(to, data.buf ? data.buf : "", data.len);
+    sb_release(&data);
+    return e;
+}
+
+static int extract_into(const char *art, const char *x, const char *cmd)
+{
+    struct extract_stats st;
+    struct strbuf err = STRBUF_INIT;
+    int rc = artifact_extract(art, x, &st, &err);
+    if (rc)
+        report_error(cmd, "--seed-from: %s", sb_str(&err));
+    else {
+        json_decref(st.differing);
+        json_decref(st.members);
+    }
+    sb_release(&err);
+    return rc;
+}
+
+int seed_prepare(const char *src, const char *dir, size_t *entries, const char *cmd)
+{
+    *entries = 0;
+    if (strpbrk(dir, " \t\n")) {
+        report_error(cmd, "--seed-from: the seed's directory \"%s\" holds white space, which "
+                          "ccache's remote_storage list cannot carry",
+                     dir);
+        return EXIT_USAGE;
+    }
+    struct strbuf x = STRBUF_INIT, p = STRBUF_INIT, q = STRBUF_INIT;
+    int e = plat_rmtree(dir), rc = EXIT_OK;
+    if (!e)
+        e = plat_mkdir_p(dir);
+    if (e) {
+        report_error(cmd, "--seed-from: cannot create \"%s\": %s", dir, plat_strerror(e));
+        return EXIT_IO;
+    }
+    /* the entries: an artifact's, a directory of artifacts', or a cache directory's own */
+    struct strvec arts = STRVEC_INIT;
+    if (plat_is_dir(src)) {
+        struct strvec names = STRVEC_INIT;
+        e = plat_list_dir(src, &names);
+        for (size_t k = 0; !e && k < names.n; k++)
+            if (names.v[k][0] != '.' && ends_with(names.v[k], ".tar.zst")) {
+                sb_reset(&p);
+                sb_addf(&p, "%s/%s", src, names.v[k]);
+                sv_push(&arts, sb_str(&p));
+            }
+        sv_clear(&names);
+    } else if (plat_file_exists(src) && ends_with(src, ".tar.zst")) {
+        sv_push(&arts, src);
+    } else {
+        report_error(cmd,
+                     "--seed-from \"%s\": not an artifact (*.tar.zst), a directory (of artifacts, "
+                     "or a ccache directory) or a remote storage URL",
+                     src);
+        return EXIT_USAGE;
+    }
+    if (e) {
+        report_error(cmd, "--seed-from: cannot read \"%s\": %s", src, plat_strerror(e));
+        return EXIT_IO;
+    }
+    if (arts.n) {
+        sb_addf(&x, "%s/extracted", dir);
+        e = plat_mkdir_p(sb_str(&x));
+        for (size_t k = 0; !e && !rc && k < arts.n; k++)
+            rc = extract_into(arts.v[k], sb_str(&x), cmd);
+        if (e) {
+            report_error(cmd, "--seed-from: cannot create \"%s\": %s", sb_str(&x), plat_strerror(e));
+            rc = EXIT_IO;
+        }
+    } else {
+        sb_adds(&x, src);
+    }
+    struct cache_entry *ents = NULL;
+    size_t n = 0;
+    struct strbuf err = STRBUF_INIT;
+    if (!rc && cache_list(sb_str(&x), &ents, &n, &err) != 0) {
+        report_error(cmd, "--seed-from: %s", sb_str(&err));
+        rc = EXIT_IO;
+    }
+    for (size_t k = 0; !rc && k < n; k++) {
+        const char *rel = ents[k].rel;
+        size_t len = strlen(rel);
+        sb_reset(&p);
+        sb_reset(&q);
+        sb_addf(&p, "%s/%s", sb_str(&x), rel);
+        if (rel[len - 1] == 'D') {
+            sb_addf(&q, "%s/store/%s", dir, rel);
+        } else {
+            /* ccache's file storage: the digest (the path without '/' and the type letter)
+             * as <first 2>/<rest> */
+            struct strbuf d = STRBUF_INIT;
+            for (size_t c = 0; c + 1 < len; c++)
+                if (rel[c] != '/')
+                    sb_addc(&d, rel[c]);
+            sb_addf(&q, "%s/ccache/%.2s/%s", dir, sb_str(&d), sb_str(&d) + 2);
+            sb_release(&d);
+        }
+        e = link_or_copy(sb_str(&p), sb_str(&q));
+        if (e) {
+            report_error(cmd, "--seed-from: cannot lay out \"%s\": %s", sb_str(&q),
+                         plat_strerror(e));
+            rc = EXIT_IO;
+        }
+        (*entries)++;
+    }
+    cache_list_release(ents, n);
+    sv_clear(&arts);
+    sb_release(&x);
+    sb_release(&p);
+    sb_release(&q);
+    sb_release(&err);
+    return rc;
+}
