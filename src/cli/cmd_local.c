@@ -303,12 +303,12 @@ int cmd_local(int argc, char **argv)
     static const char *const fwd_flags[] = {
         "--host-seat",   "--no-host-seat", "--cuda-home-seat", "--no-cuda-home-seat",
         "--relocatable", "--reproducible", "--no-reproducible"};
-    static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx",    "--real-cc",
-                                             "--ccache",    "--cuda",        "--split-archs",
+    static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc",
+                                             "--ccache",    "--cuda",     "--split-archs",
                                              "--seed-from"};
     struct jobenv_opts jo; /* for the cell's CUDA check, before the first build */
     memset(&jo, 0, sizeof jo);
-    const char **tool[] = {&jo.real_nvcc, &jo.real_cxx, &jo.real_cc,  &jo.ccache,
+    const char **tool[] = {&jo.real_nvcc, &jo.real_cxx,    &jo.real_cc, &jo.ccache,
                            &jo.cuda,      &jo.split_archs, &jo.seed};
     const char *remote = NULL, *run_id = NULL;
     while (a.i < argc && !a.error) {

@@ -293,6 +293,7 @@ static int publish_remote(struct remote *r, const char *cache, const struct cach
         }
         sb_reset(&p);
         sb_addf(&p, "%s/%s", cache, e[k].rel);
+        sb_reset(&data); /* plat_read_file appends */
         int fe = st < 0 ? 0 : plat_read_file(sb_str(&p), &data);
         if (fe) {
             report_error(CMD, "cannot read \"%s\": %s", sb_str(&p), plat_strerror(fe));
@@ -570,10 +571,16 @@ int cmd_shard(int argc, char **argv)
         return rc;
     }
     if (s.remote_hits)
-        fprintf(stderr, CMD ": shard %d/%d: %zu of the TUs it owned were hits from %s%s%s (a warm start)\n",
+        fprintf(stderr,
+                CMD ": shard %d/%d: %zu of the TUs it owned were hits from %s%s%s (a warm start)\n",
                 o.shard, o.count, s.remote_hits,
-                env.remote && o.seed ? "the remote or the seed " : env.remote ? "the remote " : "the seed ",
-                env.remote ? env.remote->display : o.seed ? o.seed : "", "");
+                env.remote && o.seed ? "the remote or the seed "
+                : env.remote         ? "the remote "
+                                     : "the seed ",
+                env.remote ? env.remote->display
+                : o.seed   ? o.seed
+                           : "",
+                "");
     if (env.remote && !env.remote->read_only) {
         struct strbuf mname = STRBUF_INIT;
         remote_manifest_name(env.run_id, cell, o.shard, o.count, &mname);

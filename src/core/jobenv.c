@@ -49,8 +49,7 @@ int jobenv_arg(struct args *a, struct jobenv_opts *o)
            (args_flag(a, "--no-reproducible") && (o->reproducible = -1)) ||
            args_value(a, "--plan", &o->plan) || args_value(a, "--split-archs", &o->split_archs) ||
            args_value(a, "--remote", &o->remote) || args_value(a, "--run-id", &o->run_id) ||
-           args_value(a, "--seed-from", &o->seed) ||
-           pin_arg(a, o);
+           args_value(a, "--seed-from", &o->seed) || pin_arg(a, o);
 }
 
 static void add(json_t *vars, const char *name, const char *value)
@@ -537,8 +536,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         env->seed_storage = sb_detach(&st);
         sb_adds(&sb, "/store");
         env->seed_store = sb_detach(&sb);
-        fprintf(stderr, "%s: a warm start from %s: %zu entries\n", cmd, o->seed,
-                env->seed_entries);
+        fprintf(stderr, "%s: a warm start from %s: %zu entries\n", cmd, o->seed, env->seed_entries);
     }
     free(jdir);
 

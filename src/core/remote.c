@@ -441,7 +441,8 @@ static int redis_cmd(struct remote *r, int argc, const char **argv, const size_t
         } else if (*type == ':' || *type == '$') {
             char *end;
             *num = strtoll(sb_str(&line) + 1, &end, 10);
-            if (*end || (*type == '$' && (*num < -1 || (unsigned long long)*num > MAX_OBJECT))) {
+            if (*end || (*type == '$' &&
+                         (*num < -1 || (*num >= 0 && (unsigned long long)*num > MAX_OBJECT)))) {
                 sb_adds(err, "the server's answer is not Redis's protocol (RESP)");
                 rc = -1;
             } else if (*type == '$' && *num >= 0) {

@@ -63,8 +63,9 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
 {
     *entries = 0;
     if (strpbrk(dir, " \t\n")) {
-        report_error(cmd, "--seed-from: the seed's directory \"%s\" holds white space, which "
-                          "ccache's remote_storage list cannot carry",
+        report_error(cmd,
+                     "--seed-from: the seed's directory \"%s\" holds white space, which "
+                     "ccache's remote_storage list cannot carry",
                      dir);
         return EXIT_USAGE;
     }
@@ -107,7 +108,8 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
         for (size_t k = 0; !e && !rc && k < arts.n; k++)
             rc = extract_into(arts.v[k], sb_str(&x), cmd);
         if (e) {
-            report_error(cmd, "--seed-from: cannot create \"%s\": %s", sb_str(&x), plat_strerror(e));
+            report_error(cmd, "--seed-from: cannot create \"%s\": %s", sb_str(&x),
+                         plat_strerror(e));
             rc = EXIT_IO;
         }
     } else {
