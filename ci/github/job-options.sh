@@ -15,6 +15,9 @@ auto) ;;
 *) echo "::error::shardcc: reproducible is auto, true or false, not \"$SHARDCC_IN_REPRODUCIBLE\""; exit 2 ;;
 esac
 [ -z "${SHARDCC_IN_PLAN:-}" ] || opts+=(--plan "$SHARDCC_IN_PLAN")
+# remote: ccache's remote storage, a hand-off besides the artifacts (the link job names the
+# cell, whose shards it takes from there)
+[ -z "${SHARDCC_IN_REMOTE:-}" ] || opts+=(--remote "$SHARDCC_IN_REMOTE")
 # pin: globs of TU keys compiled in every shard, separated by ':' or newlines
 if [ -n "${SHARDCC_IN_PIN:-}" ]; then
     while IFS= read -r glob; do

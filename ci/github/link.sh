@@ -18,6 +18,7 @@ if [ "$SHARDCC_IN_COUNT" = 0 ]; then
     exit "$rc"
 fi
 opts=(--artifacts "$arts" --expect-shards "$SHARDCC_IN_COUNT" --min-hit-rate "$SHARDCC_IN_MIN_HIT_RATE")
+[ -z "${SHARDCC_IN_REMOTE:-}" ] || opts+=(--cell "$SHARDCC_IN_CELL")
 [ -z "${SHARDCC_IN_CUDA:-}" ] || opts+=(--cuda "$SHARDCC_IN_CUDA")
 # shellcheck source=ci/github/job-options.sh
 . "$(dirname "$0")/job-options.sh"

@@ -23,6 +23,10 @@
     "  --split-archs N  split a reproducible TU with N real architectures or more into\n"          \
     "                   device items that different shards own (default 4; 0: never;\n"            \
     "                   SHARDCC_SPLIT_ARCHS; see shardcc env)\n"
+#define CLI_HELP_SEED                                                                              \
+    "  --seed-from SRC  a warm start (read-only): an earlier run's artifact, a directory of\n"     \
+    "                   artifacts, a ccache directory or a remote storage URL; TUs that did\n"     \
+    "                   not change are hits from it (docs/remote.md)\n"
 #define CLI_HELP_TOOLS                                                                             \
     "  --real-nvcc PATH, --real-cxx PATH, --real-cc PATH, --ccache PATH\n"                         \
     "                   the real tools (default: found on PATH, CUDA_HOME, /usr/local/cuda)\n"     \

@@ -26,7 +26,8 @@ static const char usage[] =
     "                    [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                    [--[no-]reproducible] [--split-archs N] [--real-nvcc PATH]\n"
     "                    [--real-cxx PATH] [--real-cc PATH] [--ccache PATH] [--cuda X.Y]\n"
-    "                    [--allow-partial] [--allow-nondeterministic] -- CMD...\n"
+    "                    [--allow-partial] [--allow-nondeterministic] [--seed-from SRC]\n"
+    "                    -- CMD...\n"
     "\n"
     "Merges the artifacts of shards 1..N (as shardcc merge), then runs CMD (the package's\n"
     "ordinary full build) in the link phase, where every TU compile should be a cache hit\n"
@@ -54,8 +55,8 @@ static const char usage[] =
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
     "  --plan FILE            the shards' plan: refuse artifacts made with another one\n"
-    "  --root DIR             the project root: the shards' (default: .)\n" CLI_HELP_SEATS
-        CLI_HELP_TOOLS "  --allow-partial, --allow-nondeterministic\n"
+    "  --root DIR             the project root: the shards' (default: .)\n" CLI_HELP_SEED
+        CLI_HELP_SEATS CLI_HELP_TOOLS "  --allow-partial, --allow-nondeterministic\n"
     "                   as for shardcc merge\n"
     "\n"
     "Exit status: 0 ok, 1 the build failed, 2 usage, 3 a guard failed, 4 artifact or I/O.\n";
@@ -169,7 +170,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     }
     fprintf(stderr, CMD ": merged %d/%d shards of cell %s: %zu cache entries\n", mr.present,
             mr.count, mr.cell, mr.added);
-    if (mr.remote_shards)
+    if (mr.remote_shards && remote)
         fprintf(stderr,
                 CMD ": %d shard%s from the remote %s (run %s): %zu entries there%s, %zu of the "
                     "seat's store fetched (%.1f MB)\n",

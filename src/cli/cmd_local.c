@@ -23,7 +23,7 @@
 static const char usage[] =
     "usage: shardcc local -n N [--jobs J] [--clean CMD] [--cell ID] [--root DIR]\n"
     "                     [--min-hit-rate R] [--plan FILE] [--pin GLOB]... [--no-baseline]\n"
-    "                     [--compare PATH]... [--remote URL [--run-id ID]]\n"
+    "                     [--compare PATH]... [--remote URL [--run-id ID]] [--seed-from SRC]\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                     [--[no-]reproducible] [--split-archs N] [--real-nvcc PATH]\n"
     "                     [--real-cxx PATH] [--real-cc PATH] [--ccache PATH] [--cuda X.Y]\n"
@@ -57,11 +57,11 @@ static const char usage[] =
     "                   probes (CMakeFiles/<version>/, CMakeFiles/CMakeScratch/); a\n"
     "                   difference is exit 3\n"
     "  --remote URL     hand off through ccache's remote storage instead of artifacts (else\n"
-    "                   SHARDCC_REMOTE; see shardcc shard): the shards run with\n"
-    "                   --no-artifact, the link job takes them from the remote\n"
+    "                   SHARDCC_REMOTE; see shardcc shard): the shards write no\n"
+    "                   artifact, the link job takes them from the remote\n"
     "  --run-id ID      the run id of the shards' manifests there (default: SHARDCC_RUN_ID,\n"
-    "                   a CI engine's run id, else local-PID-TIME: a fresh one)\n" CLI_HELP_SEATS
-        CLI_HELP_TOOLS "  (every job, shards and link, gets these as given)\n"
+    "                   a CI engine's run id, else local-PID-TIME: a fresh one)\n" CLI_HELP_SEED
+        CLI_HELP_SEATS CLI_HELP_TOOLS "  (every job, shards and link, gets these as given)\n"
     "\n"
     "Exit status: 0 ok, 1 a build failed, 2 usage, 3 a guard failed or a product differs,\n"
     "4 I/O: that of the first step that failed.\n";
@@ -385,8 +385,9 @@ int cmd_local(int argc, char **argv)
     char **build = argv + a.i;
     int nbuild = argc - a.i;
     /* the remote: every job gets it and one run id (a fresh one here, where no CI names one) */
-    if (!remote && getenv("SHARDCC_REMOTE") && *getenv("SHARDCC_REMOTE"))
-        remote = getenv("SHARDCC_REMOTE");
+    const char *remote_env = getenv("SHARDCC_REMOTE");
+    if (!remote && remote_env && *remote_env)
+        remote = remote_env;
     struct strbuf run_buf = STRBUF_INIT;
     if (remote) {
         char *r = jobenv_run_id(run_id);

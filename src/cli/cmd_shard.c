@@ -27,7 +27,7 @@ static const char usage[] =
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                     [--[no-]reproducible] [--split-archs N] [--plan FILE]\n"
     "                     [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
-    "                     [--ccache PATH] [--cuda X.Y]\n"
+    "                     [--ccache PATH] [--cuda X.Y] [--seed-from SRC]\n"
     "                     -- CMD...\n"
     "\n"
     "Runs CMD (the package's ordinary build) as shard I of N: the seats compile the TUs\n"
@@ -63,7 +63,8 @@ static const char usage[] =
     "  --pin GLOB       compile the TUs whose key matches GLOB in every shard (repeatable;\n"
     "                   '*' matches '/' too): the sources of a tool the build runs\n"
     "  --plan FILE      a shard plan (shardcc plan): the seats give each key it names to\n"
-    "                   its shard and hash the others\n" CLI_HELP_SEATS CLI_HELP_TOOLS "\n"
+    "                   its shard and hash the others\n" CLI_HELP_SEED CLI_HELP_SEATS CLI_HELP_TOOLS
+    "\n"
     "Exit status: 0 ok (also for a shard that owned no TU: a warning and an artifact with no\n"
     "entries), 1 the build failed (no artifact), 2 usage, 3 guard failed (the seat saw no TU\n"
     "compile: the build bypassed it; or the shard owned TUs but cached no result), 4 I/O\n"

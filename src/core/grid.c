@@ -289,9 +289,11 @@ static int get_pins(const struct ydoc *d, const struct ynode *n, struct package 
 }
 
 /* Every key shardcc reads in a package file. */
-static const char *const package_keys[] = {
-    "name", "sharding", "sharding_platforms", "min_hit_rate", "host_seat", "reproducible", "plan",
-    "pin",  "axes",     "platforms",          "python",       "cuda",      "torch",        NULL};
+static const char *const package_keys[] = {"name",         "sharding",  "sharding_platforms",
+                                           "min_hit_rate", "host_seat", "reproducible",
+                                           "plan",         "pin",       "remote",
+                                           "axes",         "platforms", "python",
+                                           "cuda",         "torch",     NULL};
 /* shardcc's own words: a farm's key near one of them is a typo, not a key of the farm's.
  * Generic words (name, python, platforms, ...) are left out: a farm uses them too. */
 static const char *const distinctive_keys[] = {"sharding",
@@ -478,12 +480,22 @@ int package_load(const char *path, const char *default_name, int strict, struct 
                         "\"shardcc\"",
                         a->line);
     } else {
-        static const char *const known_strict[] = {
-            "name",         "sharding",  "sharding_platforms",
-            "min_hit_rate", "host_seat", "reproducible",
-            "plan",         "pin",       "axes",
-            "platforms",    "python",    "cuda",
-            "torch",        "shardcc",   NULL};
+        static const char *const known_strict[] = {"name",
+                                                   "sharding",
+                                                   "sharding_platforms",
+                                                   "min_hit_rate",
+                                                   "host_seat",
+                                                   "reproducible",
+                                                   "plan",
+                                                   "pin",
+                                                   "remote",
+                                                   "axes",
+                                                   "platforms",
+                                                   "python",
+                                                   "cuda",
+                                                   "torch",
+                                                   "shardcc",
+                                                   NULL};
         if ((rc = check_foreign_keys(d, root, strict ? known_strict : package_keys, "package",
                                      strict, err)))
             return rc;
@@ -529,6 +541,9 @@ int package_load(const char *path, const char *default_name, int strict, struct 
         (rc = hint_own(yget_string(d, n, "plan", &p->plan, err), own, err)))
         return rc;
     if ((n = pkg_get(root, own, "pin")) && (rc = get_pins(d, n, p, err)))
+        return rc;
+    if ((n = pkg_get(root, own, "remote")) &&
+        (rc = hint_own(yget_string(d, n, "remote", &p->remote, err), own, err)))
         return rc;
     if ((n = pkg_get(root, own, "axes")) && (rc = get_axes(d, n, p, err)))
         return rc;
@@ -713,6 +728,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
         json_object_set_new(s, "reproducible", reproducible_json(p->reproducible));
         json_object_set_new(s, "plan", str_or_null_json(p->plan));
         json_object_set_new(s, "pin", json_string(p->pin ? p->pin : ""));
+        json_object_set_new(s, "remote", json_string(p->remote ? p->remote : ""));
         sbytes += entry_bytes(s);
         json_array_append_new(shard_list, s);
         sb_release(&art);
@@ -731,6 +747,7 @@ static int add_cell(struct planner *pl, const struct package *p, const struct pl
     json_object_set_new(l, "host_seat", host_seat_json(p->host_seat));
     json_object_set_new(l, "reproducible", reproducible_json(p->reproducible));
     json_object_set_new(l, "plan", str_or_null_json(p->plan));
+    json_object_set_new(l, "remote", json_string(p->remote ? p->remote : ""));
     size_t lbytes = entry_bytes(l);
     if (sbytes + 1 > MATRIX_MAX_OUTPUT_BYTES) {
         sb_reset(err);

@@ -56,7 +56,8 @@ struct package {
     int host_seat;    /* `host_seat:` true 1, torch 0 (the default), false -1 */
     int reproducible; /* `reproducible:` true 1, false -1, auto 0 (the default) */
     const char *plan;
-    char *pin; /* the `pin:` globs joined by ':' (shardcc shard --pin), or NULL */
+    char *pin;          /* the `pin:` globs joined by ':' (shardcc shard --pin), or NULL */
+    const char *remote; /* `remote:` ccache's remote storage URL (shardcc --remote), or NULL */
     struct strlist only_platforms, only[NDIMS]; /* narrowing; .at == NULL: all */
     unsigned axes;               /* bit k: the package varies over dimension k (`axes:`) */
     const struct ynode *axes_at; /* where `axes` was written, or NULL (every axis) */

@@ -244,6 +244,8 @@ static int dir_is_empty(const char *dir)
 static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n,
                           const struct art **ref_out)
 {
+    if (n == 0)
+        return EXIT_GUARD;
     /* The reference is the identity most artifacts share; the others are foreign. */
     const struct art *ref = n ? &arts[0] : NULL;
     size_t best = 0;

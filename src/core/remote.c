@@ -177,6 +177,10 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
         }
         free(kv);
     }
+    if (!ex.len) {
+        sb_addf(err, "\"%s\": an empty URL", r->display);
+        goto out;
+    }
     char *u = ex.buf;
     if (unix_form) {
         char *p = u + 11;

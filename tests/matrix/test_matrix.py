@@ -104,7 +104,8 @@ def rules(shardcc, d):
     write(os.path.join(d, "pk", "fa", "package.yml"),
           "name: fa\nsharding: 4\nsharding_platforms: [linux]\nmin_hit_rate: 0.95\nhost_seat: true\nreproducible: true\n"
           "pin: ['tools/*', 'gen/main.cu']\n")
-    write(os.path.join(d, "pk", "narrow", "package.yml"), 'sharding: 2\npython: ["3.12"]\ncuda: ["13.0"]\n')
+    write(os.path.join(d, "pk", "narrow", "package.yml"),
+          'sharding: 2\npython: ["3.12"]\ncuda: ["13.0"]\nremote: "redis://${CACHE_PW}@cache:6379|read-only"\n')
     write(os.path.join(d, "pk", "off", "package.yml"), "sharding: 0\nplatforms: [windows]\nhost_seat: false\n")
     rc, out, err = matrix(shardcc, ["--packages", "pk", "--cells", "cells.yml"], d)
     check(rc == 0, "grid: exit 0 (%s)" % err.strip())
@@ -121,6 +122,9 @@ def rules(shardcc, d):
     fas = [s for s in shards if s["package"] == "fa"]
     check(fas and all(s["pin"] == "tools/*:gen/main.cu" for s in fas), "grid: pin carried to fa's shards")
     check(all(s["pin"] == "" for s in shards if s["package"] != "fa"), "grid: no pin is an empty pin")
+    check(all(e["remote"] == ("redis://${CACHE_PW}@cache:6379|read-only" if e["package"] == "narrow" else "")
+              for e in shards + links) and any(e["package"] == "narrow" for e in shards),
+          "grid: remote carried as written to the package's shard and link entries, else empty")
     nar = [l for l in links if l["package"] == "narrow"]
     check(nar and all(x["host_seat"] == "torch" for x in nar + [s for s in shards if s["package"] == "narrow"]),
           "grid: host_seat defaults to torch (the host seats shard torch extensions' TUs only)")
