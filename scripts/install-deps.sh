@@ -21,8 +21,11 @@ case "${1:-}" in
 *) PKGS+=("${RELEASE_PKGS[@]}") ;;
 esac
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
+# redis-server (with redis-tools' redis-cli) and nginx-light (WebDAV PUT): the remote storage
+# servers of e2e.remote
 [ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 curl clang clang-format clang-tidy cppcheck
-                              libclang-rt-14-dev shellcheck groff-base zsh)
+                              libclang-rt-14-dev shellcheck groff-base zsh redis-server redis-tools
+                              nginx-light)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then

@@ -18,6 +18,8 @@ esac
 # remote: ccache's remote storage, a hand-off besides the artifacts (the link job names the
 # cell, whose shards it takes from there)
 [ -z "${SHARDCC_IN_REMOTE:-}" ] || opts+=(--remote "$SHARDCC_IN_REMOTE")
+# seed-from: a warm start from an earlier run's cache
+[ -z "${SHARDCC_IN_SEED_FROM:-}" ] || opts+=(--seed-from "$SHARDCC_IN_SEED_FROM")
 # pin: globs of TU keys compiled in every shard, separated by ':' or newlines
 if [ -n "${SHARDCC_IN_PIN:-}" ]; then
     while IFS= read -r glob; do
