@@ -399,6 +399,19 @@ static int read_bytes(struct remote *r, uint64_t dl, size_t n, struct strbuf *ou
                       struct strbuf *err)
 {
     while (n) {
+        if (r->inpos == r->in.len && out && n >= 65536) {
+            /* nothing pending: straight into out, a large read at a time */
+            sb_grow(out, n);
+            long got = net_read_some(r->fd, out->buf + out->len, n, dl, err);
+            if (got == 0)
+                sb_adds(err, "the server closed the connection");
+            if (got <= 0)
+                return -1;
+            out->len += (size_t)got;
+            out->buf[out->len] = '\0';
+            n -= (size_t)got;
+            continue;
+        }
         if (r->inpos == r->in.len && fill(r, dl, err))
             return -1;
         size_t take = r->in.len - r->inpos < n ? r->in.len - r->inpos : n;
@@ -696,14 +709,14 @@ static int run_op(struct remote *r, enum op op, const char *name, const void *da
                     rc = -2;
                 }
             } else if (op == OP_GET) {
+                /* the value straight into out (an error's text too, then cleared) */
                 const char *av[2] = {"GET", sb_str(&k)};
-                rc = redis_cmd(r, 2, av, NULL, &t, &num, &v, &e);
+                rc = redis_cmd(r, 2, av, NULL, &t, &num, out, &e);
                 if (!rc && t == '$') {
                     rc = num >= 0;
-                    if (rc && out)
-                        sb_add(out, v.buf, v.len);
                 } else if (!rc) {
-                    sb_addf(&e, "GET %s: %s", sb_str(&k), sb_str(&v));
+                    sb_addf(&e, "GET %s: %s", sb_str(&k), sb_str(out));
+                    sb_reset(out);
                     rc = -2;
                 }
             } else {
