@@ -326,12 +326,15 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
         char **files = NULL;
         size_t nf = 0;
         json_t **m = NULL;
+        size_t nm = 0;
         if (merge_expand_inputs(&mo, &files, &nf) == 0 &&
-            artifact_read_manifests(files, nf, &m, CMD) == 0) {
+            (nf == 0 || artifact_read_manifests(files, nf, &m, CMD) == 0)) {
+            nm = nf;
+            merge_remote_manifests(&mo, &m, &nm); /* the shards the remote gave */
             fflush(stdout);
-            explain_misses(m, nf, &j, stderr);
+            explain_misses(m, nm, &j, stderr);
         }
-        for (size_t i = 0; m && i < nf; i++)
+        for (size_t i = 0; m && i < nm; i++)
             json_decref(m[i]);
         free(m);
         for (size_t i = 0; i < nf; i++)

@@ -530,6 +530,31 @@ static void digest_collisions(const struct art *arts, size_t n, json_t *diff)
     json_decref(seen);
 }
 
+void merge_remote_manifests(const struct merge_opts *o, json_t ***m, size_t *n)
+{
+    struct strbuf name = STRBUF_INIT, body = STRBUF_INIT, err = STRBUF_INIT;
+    for (int s = 1; o->remote && s <= o->expect; s++) {
+        int have = 0;
+        for (size_t i = 0; i < *n && !have; i++)
+            have = json_integer_value(json_object_get((*m)[i], "shard")) == s;
+        sb_reset(&name);
+        remote_manifest_name(o->run, o->cell_name, s, o->expect, &name);
+        if (have || remote_get(o->remote, sb_str(&name), &body, &err) != 1 ||
+            body.len > JSON_FILE_MAX)
+            continue;
+        json_t *j = json_loadb(body.buf, body.len, 0, NULL);
+        if (!json_is_object(j)) {
+            json_decref(j);
+            continue;
+        }
+        *m = xrealloc(*m, (*n + 1) * sizeof **m);
+        (*m)[(*n)++] = j;
+    }
+    sb_release(&name);
+    sb_release(&body);
+    sb_release(&err);
+}
+
 int merge_run(const struct merge_opts *o, struct merge_result *res)
 {
     memset(res, 0, sizeof *res);

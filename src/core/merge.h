@@ -5,6 +5,7 @@
 #ifndef SHARDCC_MERGE_H
 #define SHARDCC_MERGE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "remote.h"
@@ -44,5 +45,10 @@ int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n);
 
 /* Returns an exit status; messages are printed. */
 int merge_run(const struct merge_opts *o, struct merge_result *r);
+
+/* Appends to *m (*n of them) the manifests o->remote holds of this run's shards that *m
+ * lacks (by their "shard"), for shardcc explain's comparisons. Best effort: a manifest that
+ * cannot be read or parsed is left out. */
+void merge_remote_manifests(const struct merge_opts *o, json_t ***m, size_t *n);
 
 #endif

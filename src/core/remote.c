@@ -434,19 +434,13 @@ static void resp_arg(struct strbuf *q, const void *d, size_t n)
     sb_adds(q, "\r\n");
 }
 
-/* Sends the command of argc arguments and reads one reply: its type ('+', '-', ':', '$'),
- * the integer (':', or the bulk length, -1 for nil) and the text or bulk bytes. */
-static int redis_cmd(struct remote *r, int argc, const char **argv, const size_t *len, char *type,
-                     long long *num, struct strbuf *val, struct strbuf *err)
+/* One reply: its type ('+', '-', ':', '$'), the integer (':', or the bulk length, -1 for
+ * nil) and the text or bulk bytes into val. */
+static int redis_reply(struct remote *r, uint64_t dl, char *type, long long *num,
+                       struct strbuf *val, struct strbuf *err)
 {
-    struct strbuf q = STRBUF_INIT, line = STRBUF_INIT;
-    sb_addf(&q, "*%d\r\n", argc);
-    for (int i = 0; i < argc; i++)
-        resp_arg(&q, argv[i], len ? len[i] : strlen(argv[i]));
-    uint64_t dl = deadline(r);
-    int rc = net_write_all(r->fd, q.buf, q.len, dl, err);
-    if (!rc)
-        rc = read_line(r, dl, &line, err);
+    struct strbuf line = STRBUF_INIT;
+    int rc = read_line(r, dl, &line, err);
     if (!rc) {
         *type = line.len ? line.buf[0] : '?';
         *num = 0;
@@ -477,10 +471,31 @@ static int redis_cmd(struct remote *r, int argc, const char **argv, const size_t
             rc = -1;
         }
     }
+    sb_release(&line);
+    return rc;
+}
+
+/* Appends one command of argc arguments to q. */
+static void redis_add(struct strbuf *q, int argc, const char **argv, const size_t *len)
+{
+    sb_addf(q, "*%d\r\n", argc);
+    for (int i = 0; i < argc; i++)
+        resp_arg(q, argv[i], len ? len[i] : strlen(argv[i]));
+}
+
+/* Sends the command and reads its reply (redis_reply). */
+static int redis_cmd(struct remote *r, int argc, const char **argv, const size_t *len, char *type,
+                     long long *num, struct strbuf *val, struct strbuf *err)
+{
+    struct strbuf q = STRBUF_INIT;
+    redis_add(&q, argc, argv, len);
+    uint64_t dl = deadline(r);
+    int rc = net_write_all(r->fd, q.buf, q.len, dl, err);
+    if (!rc)
+        rc = redis_reply(r, dl, type, num, val, err);
     if (rc)
         drop(r);
     sb_release(&q);
-    sb_release(&line);
     return rc;
 }
 
@@ -720,22 +735,38 @@ static int run_op(struct remote *r, enum op op, const char *name, const void *da
                     rc = -2;
                 }
             } else {
-                const char *av[2] = {"EXISTS", sb_str(&k)};
-                rc = redis_cmd(r, 2, av, NULL, &t, &num, &v, &e);
-                if (!rc && t == ':' && num > 0) {
-                    const char *av2[2] = {"STRLEN", sb_str(&k)};
-                    rc = redis_cmd(r, 2, av2, NULL, &t, &num, &v, &e);
-                    if (!rc && t == ':') {
-                        *size = (uint64_t)num;
-                        rc = 1;
-                    } else if (!rc) {
-                        sb_addf(&e, "STRLEN %s: %s", sb_str(&k), sb_str(&v));
-                        rc = -2;
-                    }
-                } else if (!rc && t != ':') {
+                /* EXISTS and STRLEN in one round trip (an empty value exists too); both
+                 * replies are read, whatever the first, to keep the stream in step */
+                struct strbuf q = STRBUF_INIT;
+                const char *av[2] = {"EXISTS", sb_str(&k)}, *av2[2] = {"STRLEN", sb_str(&k)};
+                redis_add(&q, 2, av, NULL);
+                redis_add(&q, 2, av2, NULL);
+                uint64_t dl = deadline(r);
+                char t2 = 0;
+                long long len2 = 0;
+                int bad = 0;
+                rc = net_write_all(r->fd, q.buf, q.len, dl, &e);
+                if (!rc)
+                    rc = redis_reply(r, dl, &t, &num, &v, &e);
+                if (!rc && t != ':') {
                     sb_addf(&e, "EXISTS %s: %s", sb_str(&k), sb_str(&v));
-                    rc = -2;
+                    bad = 1;
                 }
+                if (!rc)
+                    rc = redis_reply(r, dl, &t2, &len2, &v, &e);
+                if (!rc && !bad && t2 != ':') {
+                    sb_addf(&e, "STRLEN %s: %s", sb_str(&k), sb_str(&v));
+                    bad = 1;
+                }
+                if (rc) {
+                    drop(r);
+                } else if (bad) {
+                    rc = -2;
+                } else {
+                    *size = (uint64_t)len2;
+                    rc = num > 0;
+                }
+                sb_release(&q);
             }
             sb_release(&k);
             sb_release(&v);

@@ -195,6 +195,23 @@ expect_fail 4 "refused the credentials" shardcc shard --shard 1/1 --no-artifact 
 ! grep -q wrong "$T/.err" || fail "the wrong password was printed: $(cat "$T/.err")"
 ok "a wrong password: exit 4, and not printed"
 
+# ---- shardcc env: what ccache gets ----
+envvar() { # envvar VAR ARGS...: the value shardcc env --format json sets VAR to
+    local var=$1
+    shift
+    shardcc env --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["set"][sys.argv[1]])' "$var"
+}
+expect_eq "env --shard: ccache's remote, \${NAME} left for ccache to expand" \
+    "$(envvar CCACHE_REMOTE_STORAGE --shard 1/2 --remote "redis://\${SHARDCC_TEST_PW}@127.0.0.1:$AP")" \
+    "redis://\${SHARDCC_TEST_PW}@127.0.0.1:$AP"
+expect_eq "env (the link job): read-only" "$(envvar CCACHE_REMOTE_STORAGE --remote "$HTTP")" "$HTTP|read-only"
+expect_eq "env without --remote: none, whatever the caller's environment names" \
+    "$(CCACHE_REMOTE_STORAGE="$REDIS" envvar CCACHE_REMOTE_STORAGE --shard 1/2)" ""
+expect_eq "env: SHARDCC_REMOTE stands for --remote" \
+    "$(SHARDCC_REMOTE="$REDIS" envvar CCACHE_REMOTE_STORAGE --shard 1/2)" "$REDIS"
+expect_eq "env --seed-from URL: one more read-only remote, after the remote" \
+    "$(envvar CCACHE_REMOTE_STORAGE --shard 1/2 --remote "$REDIS" --seed-from "$HTTP")" "$REDIS $HTTP|read-only"
+
 # ---- bad URLs ----
 expect_fail 2 "not a remote storage URL" shardcc shard --shard 1/1 --no-artifact --remote ftp://h/x -- ./build.sh
 expect_fail 2 "neither HTTPS nor TLS" shardcc link --expect-shards 1 --remote https://h/x --run-id r -- ./build.sh
@@ -266,7 +283,8 @@ expect_eq "an entry evicted" "$(rcli "$RP" del "$victim")" "1"
 expect_fail 3 "below the minimum" shardcc link --expect-shards 2 --run-id evict --remote "$REDIS" -- ./build.sh
 grep -q "the remote lacks 1 of shard" "$T/.err" || fail "no eviction warning: $(cat "$T/.err")"
 grep -q "  miss: src/" "$T/.err" || fail "the misses are not listed: $(cat "$T/.err")"
-ok "entries evicted: named before the build, the missed TUs listed"
+grep -q "^explain: src/.*owner, shard [12]/2" "$T/.err" || fail "the misses are not explained: $(cat "$T/.err")"
+ok "entries evicted: named before the build, the missed TUs listed and explained from the remote's manifests"
 rm -rf build
 shardcc link --expect-shards 2 --artifacts "$T/arts-evict" --run-id evict --remote "$REDIS" -- ./build.sh 2>"$T/l.err" ||
     fail "link, evicted, artifacts given: $(cat "$T/l.err")"
