@@ -287,6 +287,8 @@ out:
     free(url);
     sb_release(&ex);
     sb_release(&fix);
+    if (rc)
+        remote_release(r); /* nothing is left to the caller of a URL that failed */
     return rc;
 }
 
@@ -400,9 +402,11 @@ static int read_bytes(struct remote *r, uint64_t dl, size_t n, struct strbuf *ou
 {
     while (n) {
         if (r->inpos == r->in.len && out && n >= 65536) {
-            /* nothing pending: straight into out, a large read at a time */
-            sb_grow(out, n);
-            long got = net_read_some(r->fd, out->buf + out->len, n, dl, err);
+            /* nothing pending: straight into out, a large read at a time; the room grows
+             * with what arrives, not with what the server claims it will send */
+            size_t room = n < (64u << 20) ? n : (64u << 20);
+            sb_grow(out, room);
+            long got = net_read_some(r->fd, out->buf + out->len, room, dl, err);
             if (got == 0)
                 sb_adds(err, "the server closed the connection");
             if (got <= 0)

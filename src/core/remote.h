@@ -35,7 +35,7 @@ struct remote {
 
 /* Parses spec (one URL of ccache's remote_storage syntax, with its |attributes), expanding
  * $VAR and ${VAR} as ccache does. 0, or -1 with the reason in err (which never holds the
- * password). Connects nothing. */
+ * password); r then holds nothing to release. Connects nothing. */
 int remote_parse(const char *spec, struct remote *r, struct strbuf *err);
 void remote_release(struct remote *r);
 
