@@ -75,6 +75,17 @@ static int parse_ms(const char *v, int *out)
     return 0;
 }
 
+/* A Redis database number: 0 and up (the server says how many it has). */
+static int parse_db(const char *v, int *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 0 || n > 1000000 || !(*v >= '0' && *v <= '9'))
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
 static int is_loopback(const char *host)
 {
     return !strcmp(host, "localhost") || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
@@ -189,7 +200,7 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
         char *q = strchr(p, '?');
         if (q) {
             *q++ = '\0';
-            if (strncmp(q, "db=", 3) || parse_ms(q + 3, &r->db) != 0) {
+            if (strncmp(q, "db=", 3) || parse_db(q + 3, &r->db) != 0) {
                 sb_addf(err, "\"%s\": the query must be ?db=N", r->display);
                 goto out;
             }
@@ -262,7 +273,7 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
             path[--n] = '\0';
         r->path = path;
     } else {
-        if (*path && (strlen(path) < 2 || parse_ms(path + 1, &r->db) != 0)) {
+        if (*path && (strlen(path) < 2 || parse_db(path + 1, &r->db) != 0)) {
             sb_addf(err, "\"%s\": the path of a redis:// URL is the database number (/N)",
                     r->display);
             free(path);
