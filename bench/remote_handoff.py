@@ -218,7 +218,7 @@ def main():
             sbuild = ('rm -rf build && mkdir build && "$CUDACXX" -O2 -gencode=arch=compute_90,code=sm_90 '
                       '-c "$PWD/src/k.cu" -o build/k.o')
             per = mib // 2 // 4
-            handoff(shardcc, srv, syn, 2, sbuild, max(1, a.rounds - 1), say,
+            handoff(shardcc, srv, syn, 2, sbuild, a.rounds, say,
                     prefill=lambda cache, i: fill_store(cache, i, per, 4 << 20))
             shutil.rmtree(syn, ignore_errors=True)
             for m in ("artifacts", "redis", "http"):

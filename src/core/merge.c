@@ -409,44 +409,51 @@ static int is_hex64(const char *s)
     return 1;
 }
 
-/* Checks that the remote holds each entry of a remote shard's manifest (ccache's: there at
- * all), fetching the seat's store entries (D; ccache never reads those) into staging with
- * their digest checked.
- * *missing counts the entries it lacks (or holds with another size or digest); the first
- * one goes into first. Returns an exit status (a manifest naming no entry is EXIT_IO). */
-static int check_remote_entries(const struct merge_opts *o, const struct art *a,
-                                const char *staging, size_t *entries, size_t *missing,
-                                size_t *fetched, struct strbuf *first)
+/* One entry of a remote shard's manifest to check or fetch. */
+struct fetch_item {
+    const char *rel, *sha;
+    uint64_t size;
+    size_t art; /* its shard's index in arts */
+};
+
+struct fetch_ctx {
+    struct remote *remote;
+    const struct fetch_item *it;
+    size_t n, workers;
+    const char *staging, *outdir;
+};
+
+/* Worker w of the fetch (a child process, with a connection of its own): items w, w +
+ * workers, ... A ccache entry need only be there: another shard's copy of a pinned TU's may
+ * be (ccache checks an entry's own checksum, and a bad one is a miss the guard counts). A
+ * store entry (D; ccache never reads those) is fetched into staging when its SHA-256 is the
+ * manifest's. Writes its findings to outdir/w: "f BYTES" for an entry fetched, "m ART REL WHY"
+ * for one the remote lacks, "e WHY" for a failure (exit 4). */
+static int fetch_worker(void *vctx, size_t w)
 {
-    struct strbuf name = STRBUF_INIT, body = STRBUF_INIT, err = STRBUF_INIT, p = STRBUF_INIT;
-    int rc = EXIT_OK;
-    size_t x;
-    json_t *e;
-    *missing = 0;
-    json_array_foreach(json_object_get(a->m, "entries"), x, e)
-    {
-        const char *path = json_string_value(json_object_get(e, "path"));
-        const char *sha = json_string_value(json_object_get(e, "sha256"));
-        json_t *size = json_object_get(e, "size");
-        const char *rel = path && !strncmp(path, "cache/", 6) ? path + 6 : NULL;
-        if (!rel || !cache_entry_name_ok(rel) || !json_is_integer(size) || !is_hex64(sha)) {
-            report_error(o->cmd,
-                         "%s: the manifest lists \"%s\" without a cache entry name, "
-                         "size and sha256",
-                         a->path, path ? path : "?");
-            rc = EXIT_IO;
-            break;
-        }
-        (*entries)++;
+    const struct fetch_ctx *c = vctx;
+    struct remote *r = c->remote;
+    r->fd = -1; /* the parent's connection stays the parent's */
+    sb_reset(&r->in);
+    r->inpos = 0;
+    struct strbuf name = STRBUF_INIT, body = STRBUF_INIT, err = STRBUF_INIT, p = STRBUF_INIT,
+                  log = STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = w; i < c->n && !rc; i += c->workers) {
+        const struct fetch_item *it = &c->it[i];
+        size_t len = strlen(it->rel);
         sb_reset(&name);
-        remote_entry_name(rel, &name);
+        remote_entry_name(it->rel, &name);
         uint64_t got = 0;
         int g;
         const char *why = "not there";
-        if (rel[strlen(rel) - 1] == 'D') {
-            g = remote_get(o->remote, sb_str(&name), &body, &err);
+        if (it->rel[len - 1] == 'D') {
+            g = remote_get(r, sb_str(&name), &body, &err);
             got = body.len;
-            if (g == 1) {
+            if (g == 1 && got != it->size) {
+                g = 0;
+                why = "there with another size";
+            } else if (g == 1) {
                 struct sha256 h;
                 unsigned char d[32];
                 char hex[65];
@@ -454,12 +461,12 @@ static int check_remote_entries(const struct merge_opts *o, const struct art *a,
                 sha256_update(&h, body.buf ? body.buf : "", body.len);
                 sha256_final(&h, d);
                 sha256_hex(d, hex);
-                if (strcmp(hex, sha)) {
+                if (strcmp(hex, it->sha)) {
                     g = 0;
                     why = "there with other bytes";
                 } else {
                     sb_reset(&p);
-                    sb_addf(&p, "%s/%s", staging, rel);
+                    sb_addf(&p, "%s/%s", c->staging, it->rel);
                     char *dir =
                         xstrndup(sb_str(&p), (size_t)(path_basename(sb_str(&p)) - sb_str(&p)));
                     int we = plat_mkdir_p(dir);
@@ -467,35 +474,127 @@ static int check_remote_entries(const struct merge_opts *o, const struct art *a,
                     if (!we)
                         we = plat_write_atomic(sb_str(&p), body.buf ? body.buf : "", body.len);
                     if (we) {
-                        report_error(o->cmd, "cannot write \"%s\": %s", sb_str(&p),
-                                     plat_strerror(we));
+                        sb_addf(&log, "e cannot write \"%s\": %s\n", sb_str(&p), plat_strerror(we));
                         rc = EXIT_IO;
                         break;
                     }
-                    (*fetched)++;
+                    sb_addf(&log, "f %llu\n", (unsigned long long)body.len);
                 }
             }
         } else {
-            g = remote_stat(o->remote, sb_str(&name), &got, &err);
+            g = remote_stat(r, sb_str(&name), &got, &err);
         }
         if (g < 0) {
-            report_error(o->cmd, "%s: %s", a->path, sb_str(&err));
+            sb_addf(&log, "e %s\n", sb_str(&err));
             rc = EXIT_IO;
-            break;
+        } else if (g == 0) {
+            sb_addf(&log, "m %zu %s (%s)\n", it->art, it->rel, why);
         }
-        /* a ccache entry need only be there: another shard's copy of a pinned TU's may be
-         * (ccache checks an entry's own checksum, and a bad one is a miss the guard counts) */
-        if (g == 1 && rel[strlen(rel) - 1] == 'D' && got != (uint64_t)json_integer_value(size)) {
-            g = 0;
-            why = "there with another size";
-        }
-        if (g == 0 && (*missing)++ == 0)
-            sb_addf(first, "%s (%s)", rel, why);
     }
+    sb_reset(&p);
+    sb_addf(&p, "%s/%zu", c->outdir, w);
+    if (plat_write_atomic(sb_str(&p), log.buf ? log.buf : "", log.len))
+        rc = EXIT_IO;
     sb_release(&name);
     sb_release(&body);
     sb_release(&err);
     sb_release(&p);
+    sb_release(&log);
+    return rc;
+}
+
+/* The remote's shards among arts[0..n): each entry of their manifests checked to be in the
+ * remote, the store entries fetched into staging, by up to 4 workers at once (one per
+ * processor), each with its own connection. missing[a] counts the entries shard a lacks,
+ * first[a] names the first. Returns an exit status (a manifest that names no entry with a
+ * size and SHA-256, or a remote that fails: EXIT_IO). */
+static int fetch_remote_entries(const struct merge_opts *o, const struct art *arts, size_t n,
+                                const char *staging, size_t *missing, struct strbuf *first,
+                                struct merge_result *res)
+{
+    struct fetch_item *it = NULL;
+    size_t nit = 0;
+    for (size_t a = 0; a < n; a++) {
+        if (!arts[a].remote)
+            continue;
+        size_t x;
+        json_t *e;
+        json_array_foreach(json_object_get(arts[a].m, "entries"), x, e)
+        {
+            const char *path = json_string_value(json_object_get(e, "path"));
+            const char *sha = json_string_value(json_object_get(e, "sha256"));
+            json_t *size = json_object_get(e, "size");
+            const char *rel = path && !strncmp(path, "cache/", 6) ? path + 6 : NULL;
+            if (!rel || !cache_entry_name_ok(rel) || !json_is_integer(size) ||
+                json_integer_value(size) < 0 || !is_hex64(sha)) {
+                report_error(o->cmd,
+                             "%s: the manifest lists \"%s\" without a cache entry name, "
+                             "size and sha256",
+                             arts[a].path, path ? path : "?");
+                free(it);
+                return EXIT_IO;
+            }
+            it = xrealloc(it, (nit + 1) * sizeof *it);
+            it[nit++] = (struct fetch_item){rel, sha, (uint64_t)json_integer_value(size), a};
+        }
+    }
+    res->remote_entries = nit;
+    if (!nit) {
+        free(it);
+        return EXIT_OK;
+    }
+    struct strbuf outdir = STRBUF_INIT, p = STRBUF_INIT, text = STRBUF_INIT;
+    sb_addf(&outdir, "%s.fetch", staging);
+    int rc = EXIT_OK, e = plat_rmtree(sb_str(&outdir));
+    if (!e)
+        e = plat_mkdir_p(sb_str(&outdir));
+    if (e) {
+        report_error(o->cmd, "cannot create \"%s\": %s", sb_str(&outdir), plat_strerror(e));
+        rc = EXIT_IO;
+    }
+    size_t workers = (size_t)plat_processors();
+    workers = workers > 4 ? 4 : workers;
+    workers = workers > nit ? nit : workers;
+    struct fetch_ctx c = {o->remote, it, nit, workers, staging, sb_str(&outdir)};
+    if (!rc && plat_run_parallel(workers, workers, fetch_worker, &c) < 0) {
+        report_error(o->cmd, "cannot start the remote's fetch: %s", plat_strerror(errno));
+        rc = EXIT_IO;
+    }
+    for (size_t w = 0; w < workers && !rc; w++) {
+        sb_reset(&p);
+        sb_reset(&text);
+        sb_addf(&p, "%s/%zu", sb_str(&outdir), w);
+        e = plat_read_file(sb_str(&p), &text);
+        if (e) {
+            report_error(o->cmd, "the remote's fetch left no findings in \"%s\": %s", sb_str(&p),
+                         plat_strerror(e));
+            rc = EXIT_IO;
+            break;
+        }
+        for (char *l = text.buf; l && *l && !rc;) {
+            char *nl = strchr(l, '\n');
+            if (nl)
+                *nl = '\0';
+            if (l[0] == 'f') {
+                res->remote_fetched++;
+                o->remote->bytes_in += strtoull(l + 2, NULL, 10);
+            } else if (l[0] == 'm') {
+                char *end;
+                size_t a = (size_t)strtoull(l + 2, &end, 10);
+                if (a < n && missing[a]++ == 0)
+                    sb_adds(&first[a], end + 1);
+            } else if (l[0] == 'e') {
+                report_error(o->cmd, "%s", l + 2);
+                rc = EXIT_IO;
+            }
+            l = nl ? nl + 1 : NULL;
+        }
+    }
+    plat_rmtree(sb_str(&outdir));
+    sb_release(&outdir);
+    sb_release(&p);
+    sb_release(&text);
+    free(it);
     return rc;
 }
 
@@ -632,34 +731,37 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
     }
     json_t *diff = json_array();
     /* the remote's shards: their entries there (a D entry fetched), else their artifacts */
+    size_t *missing = calloc(nuse ? nuse : 1, sizeof *missing);
+    struct strbuf *first = calloc(nuse ? nuse : 1, sizeof *first);
+    if (!rc)
+        rc = fetch_remote_entries(o, arts, nuse, sb_str(&staging), missing, first, res);
     for (size_t i = 0; i < nuse && !rc; i++) {
         if (!arts[i].remote)
             continue;
         res->remote_shards++;
-        size_t missing = 0;
-        struct strbuf first = STRBUF_INIT;
-        rc = check_remote_entries(o, &arts[i], sb_str(&staging), &res->remote_entries, &missing,
-                                  &res->remote_fetched, &first);
         size_t fb = n;
         for (size_t k = nuse; k < n; k++)
             if (arts[k].shard == arts[i].shard)
                 fb = k;
-        if (!rc && missing && fb < n) {
+        if (missing[i] && fb < n) {
             report_warning(o->cmd,
                            "the remote lacks %zu of shard %d's entries (first: %s): its "
                            "artifact %s is used instead",
-                           missing, arts[i].shard, sb_str(&first), arts[fb].path);
+                           missing[i], arts[i].shard, sb_str(&first[i]), arts[fb].path);
             arts[fb].fallback = 0; /* extracted below */
-        } else if (!rc && missing) {
-            res->remote_missing += missing;
+        } else if (missing[i]) {
+            res->remote_missing += missing[i];
             report_warning(o->cmd,
                            "the remote lacks %zu of shard %d's entries (first: %s): evicted, "
                            "or lost since the shard ran? The link job will miss their TUs "
                            "(give the shards' artifacts too, --artifacts, to fall back on them)",
-                           missing, arts[i].shard, sb_str(&first));
+                           missing[i], arts[i].shard, sb_str(&first[i]));
         }
-        sb_release(&first);
     }
+    for (size_t i = 0; i < nuse; i++)
+        sb_release(&first[i]);
+    free(first);
+    free(missing);
     if (!rc)
         digest_collisions(arts, nuse, diff);
     for (size_t i = 0; i < n && !rc; i++) {
