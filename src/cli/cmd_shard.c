@@ -147,14 +147,8 @@ static int entry_digest(const char *cache, const char *rel, char hex[65])
     struct strbuf p = STRBUF_INIT, data = STRBUF_INIT;
     sb_addf(&p, "%s/%s", cache, rel);
     int e = plat_read_file(sb_str(&p), &data);
-    if (!e) {
-        struct sha256 s;
-        unsigned char d[32];
-        sha256_init(&s);
-        sha256_update(&s, data.buf ? data.buf : "", data.len);
-        sha256_final(&s, d);
-        sha256_hex(d, hex);
-    }
+    if (!e)
+        sha256_hex_of(data.buf ? data.buf : "", data.len, hex);
     sb_release(&p);
     sb_release(&data);
     return e;

@@ -114,3 +114,13 @@ void sha256_hex(const unsigned char digest[32], char out[65])
     }
     out[64] = '\0';
 }
+
+void sha256_hex_of(const void *data, size_t len, char out[65])
+{
+    struct sha256 s;
+    unsigned char d[32];
+    sha256_init(&s);
+    sha256_update(&s, data, len);
+    sha256_final(&s, d);
+    sha256_hex(d, out);
+}

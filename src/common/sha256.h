@@ -20,5 +20,7 @@ void sha256_update_str(struct sha256 *s, const char *str);
 void sha256_final(struct sha256 *s, unsigned char out[32]);
 /* The digest as 64 lowercase hex digits and a NUL. */
 void sha256_hex(const unsigned char digest[32], char out[65]);
+/* The SHA-256 of data, as 64 hex digits, in one call. */
+void sha256_hex_of(const void *data, size_t len, char out[65]);
 
 #endif

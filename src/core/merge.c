@@ -1,6 +1,7 @@
 /* merge: the checks and the union of shard artifacts (see merge.h). */
 #include "merge.h"
 #include "artifact.h"
+#include "devcode.h"
 #include "exit_status.h"
 #include "jobenv.h"
 #include "path.h"
@@ -454,25 +455,16 @@ static int fetch_worker(void *vctx, size_t w)
                 g = 0;
                 why = "there with another size";
             } else if (g == 1) {
-                struct sha256 h;
-                unsigned char d[32];
                 char hex[65];
-                sha256_init(&h);
-                sha256_update(&h, body.buf ? body.buf : "", body.len);
-                sha256_final(&h, d);
-                sha256_hex(d, hex);
+                sha256_hex_of(body.buf ? body.buf : "", body.len, hex);
                 if (strcmp(hex, it->sha)) {
                     g = 0;
                     why = "there with other bytes";
                 } else {
                     sb_reset(&p);
                     sb_addf(&p, "%s/%s", c->staging, it->rel);
-                    char *dir =
-                        xstrndup(sb_str(&p), (size_t)(path_basename(sb_str(&p)) - sb_str(&p)));
-                    int we = plat_mkdir_p(dir);
-                    free(dir);
-                    if (!we)
-                        we = plat_write_atomic(sb_str(&p), body.buf ? body.buf : "", body.len);
+                    /* the seat's own store writer: its directory made, then an atomic write */
+                    int we = devcode_store_put(sb_str(&p), body.buf, body.len);
                     if (we) {
                         sb_addf(&log, "e cannot write \"%s\": %s\n", sb_str(&p), plat_strerror(we));
                         rc = EXIT_IO;
