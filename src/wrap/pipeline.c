@@ -656,14 +656,27 @@ int pipeline_split_marked(const char *store, const char *tu_key, const char *out
     return plat_file_exists(sb_str(marker));
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int pipeline_split_mark(const char *store, const char *tu_key, const char *output,
                         const struct pipeline_opts *o, struct strbuf *err)
 {
     struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
     pipeline_split_marked(store, tu_key, output, &path);
     sb_adds(&text, SPLIT_MARK_TAG "\n");
+    /* in name order: nvcc --threads N -dryrun lists a TU's device items in a different order
+     * from run to run, and every owner of an item writes this marker (the link job's merge
+     * compares the copies byte for byte) */
+    const char **names = xmalloc((o->n ? o->n : 1) * sizeof *names);
     for (size_t i = 0; i < o->n; i++)
-        sb_addf(&text, "%s\n", o->items[i].name);
+        names[i] = o->items[i].name;
+    qsort(names, o->n, sizeof *names, cmp_name);
+    for (size_t i = 0; i < o->n; i++)
+        sb_addf(&text, "%s\n", names[i]);
+    free(names);
     int e = devcode_store_put(sb_str(&path), text.buf, text.len);
     if (e)
         sb_adds(err, sb_str(&path));

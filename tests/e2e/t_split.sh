@@ -70,7 +70,9 @@ export TMPDIR=$T/tmp
 SPLIT_KEYS="src/heavy.cu src/threads.cu src/rdc_a.cu src/rdc_b.cu src/main.cu"
 for n in 3 1 7; do
     shardcc local -n $n --cell split --clean 'rm -rf build' --compare build -- sh -c "$BUILD" \
-        >"$T/local$n.out" 2>&1 || fail "shardcc local -n $n: $(tail -20 "$T/local$n.out")"
+        >"$T/local$n.out" 2>&1 ||
+        fail "shardcc local -n $n: $(tail -20 "$T/local$n.out")
+link log: $(tail -30 .shardcc/local/logs/link.log 2>&1)"
     grep -q "byte for byte" "$T/local$n.out" || fail "N=$n: no exact comparison: $(tail "$T/local$n.out")"
     ok "N=$n: $(grep -o 'the same as the unsharded build.*' "$T/local$n.out")"
     J=.shardcc/link/journal.tsv
