@@ -2,6 +2,7 @@
  * call. It runs the wrapper's own classify_call(), so the answer is the wrapper's. */
 #include "args.h"
 #include "classify.h"
+#include "stub_coff.h"
 #include "cli.h"
 #include "job.h"
 #include "partition.h"
@@ -168,6 +169,8 @@ int cmd_classify(int argc, char **argv)
     cfg.root = sb_detach(&sb);
     plat_getcwd(&sb);
     cfg.cwd = sb_detach(&sb);
+    if (seat != SEAT_NVCC)
+        cfg.msvc = msvc_dialect(argv[a.i]); /* the seat reads it from its real compiler */
     if (seat == SEAT_NVCC) {
         cfg.prepend = getenv("NVCC_PREPEND_FLAGS");
         cfg.append = getenv("NVCC_APPEND_FLAGS");
@@ -202,6 +205,10 @@ int cmd_classify(int argc, char **argv)
         json_array_append_new(t, json_string(call.dep_targets.v[i]));
     json_object_set_new(o, "depfile_targets", t);
     json_object_set_new(o, "owner", call.owner ? json_integer(call.owner) : json_null());
+    if (call.coff_machine) /* the stub's format: COFF for cl and clang-cl */
+        json_object_set_new(
+            o, "stub",
+            json_string(call.coff_machine == COFF_MACHINE_ARM64 ? "coff-arm64" : "coff-x64"));
     json_t *v = json_array();
     for (size_t i = 0; i < call.argv.n; i++)
         json_array_append_new(v, json_string(call.argv.v[i]));

@@ -106,3 +106,80 @@ const char *path_extension(const char *p)
     const char *d = strrchr(b, '.');
     return d && d != b ? d + 1 : "";
 }
+
+/* The bracket expression at *pat (after its '['): whether c is in it; *pat is moved past
+ * its ']'. A '[' without its ']' is an ordinary character (returns -1). */
+static int bracket(const char **pat, unsigned char c)
+{
+    const char *p = *pat;
+    int neg = *p == '!' || *p == '^';
+    if (neg)
+        p++;
+    int in = 0, first = 1;
+    while (*p && (*p != ']' || first)) {
+        first = 0;
+        unsigned char lo = (unsigned char)*p, hi;
+        if (lo == '\\' && p[1])
+            lo = (unsigned char)*++p;
+        p++;
+        hi = lo;
+        if (*p == '-' && p[1] && p[1] != ']') {
+            p++;
+            hi = (unsigned char)*p;
+            if (hi == '\\' && p[1])
+                hi = (unsigned char)*++p;
+            p++;
+        }
+        in |= lo <= c && c <= hi;
+    }
+    if (*p != ']')
+        return -1;
+    *pat = p + 1;
+    return in != neg;
+}
+
+int path_glob(const char *pat, const char *s)
+{
+    const char *star = NULL, *resume = NULL;
+    while (*s) {
+        const char *p = pat;
+        int step = 0; /* 1: pat's character matched s's */
+        if (*p == '*') {
+            star = ++pat;
+            resume = s;
+            continue;
+        }
+        if (*p == '?') {
+            pat++;
+            step = 1;
+        } else if (*p == '[') {
+            const char *q = p + 1;
+            int in = bracket(&q, (unsigned char)*s);
+            if (in < 0) {
+                step = *s == '[';
+                pat = p + 1;
+            } else {
+                step = in;
+                pat = q;
+            }
+        } else if (*p == '\\' && !p[1]) {
+            return 0; /* a pattern ending in one backslash matches nothing (glibc's fnmatch) */
+        } else if (*p) {
+            if (*p == '\\')
+                p++;
+            step = *p == *s;
+            pat = p + 1;
+        }
+        if (step) {
+            s++;
+            continue;
+        }
+        if (!star)
+            return 0;
+        pat = star; /* the last '*' takes one character more */
+        s = ++resume;
+    }
+    while (*pat == '*')
+        pat++;
+    return *pat == '\0';
+}

@@ -16,6 +16,10 @@ const char *path_under(const char *root, const char *abs);
 const char *path_basename(const char *p);
 /* True when some '/'-separated component of p starts with prefix (exact when !prefix_ok). */
 int path_has_component(const char *p, const char *name, int prefix_ok);
+/* fnmatch(3) of pat against s without flags, for systems that lack it (Windows): '*' and
+ * '?' match any character, '/' too; [set], [!set] and [^set] with ranges; '\\' quotes the
+ * next character. 1 on a match. */
+int path_glob(const char *pat, const char *s);
 /* The extension after the last '.' of the basename ("" when none). */
 const char *path_extension(const char *p);
 

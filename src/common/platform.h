@@ -12,6 +12,12 @@
 
 #define PLAT_DIRSEP '/'
 
+#ifdef _WIN32
+/* POSIX's, which the Windows C runtime lacks (platform_win32.c, over _putenv_s). */
+int setenv(const char *name, const char *value, int overwrite);
+int unsetenv(const char *name);
+#endif
+
 /* Canonical absolute path of an existing file (symlinks resolved). 0 or an errno. */
 int plat_realpath(const char *path, struct strbuf *out);
 int plat_getcwd(struct strbuf *out);

@@ -22,7 +22,15 @@ void sb_grow(struct strbuf *sb, size_t extra);
 void sb_add(struct strbuf *sb, const void *data, size_t len);
 void sb_adds(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);
-void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* printf's format checks; mingw-w64's gcc checks "printf" against Microsoft's runtime, which
+ * the seat does not use (it is built with __USE_MINGW_ANSI_STDIO: %zu and the rest work). */
+#ifdef __MINGW32__
+#define SHARDCC_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
+#define SHARDCC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...) SHARDCC_PRINTF(2, 3);
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void sb_reset(struct strbuf *sb);
 /* Appends s with every control character (bytes 0x00-0x1f and 0x7f: newlines, carriage

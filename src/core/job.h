@@ -30,8 +30,8 @@ int shardcc_bindir(struct strbuf *out);
 /* Prints "cmd: " and the message on standard error; under GitHub Actions
  * (GITHUB_ACTIONS=true) as one workflow command, "::error title=CMD::cmd: message", its
  * text escaped as GitHub asks (%25, %0D, %0A; in the title also %3A, %2C). */
-void report_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void report_warning(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_error(const char *cmd, const char *fmt, ...) SHARDCC_PRINTF(2, 3);
+void report_warning(const char *cmd, const char *fmt, ...) SHARDCC_PRINTF(2, 3);
 /* This CI run's id, for telling this run's files from an earlier one's: SHARDCC_RUN_ID,
  * else GitHub's GITHUB_RUN_ID-GITHUB_RUN_ATTEMPT, else GitLab's CI_PIPELINE_ID; NULL when
  * none is set. Allocated. */

@@ -283,6 +283,40 @@ static int ld_seat_env(struct jobenv *env, const char *bindir, const char *cmd)
     return EXIT_OK;
 }
 
+#define FORCE_UNRESOLVED "/FORCE:UNRESOLVED"
+
+/* MSVC's link.exe and lld-link read more options from the variable _LINK_ (and LINK). In
+ * a shard the objects of other shards' TUs are stubs: a DLL links without their exports,
+ * and what links against its import library misses them. /FORCE:UNRESOLVED lets every
+ * link of a shard finish (nothing it links is kept: the link job links again); the link
+ * job and a plain build get _LINK_ without it (an earlier eval's removed). */
+static void link_env(struct jobenv *env, int shard)
+{
+    const char *old = getenv("_LINK_");
+    struct strbuf sb = STRBUF_INIT;
+    for (const char *p = old; p && *p;) { /* old, less every /FORCE:UNRESOLVED */
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (n && !(n == sizeof FORCE_UNRESOLVED - 1 && !strncmp(p, FORCE_UNRESOLVED, n))) {
+            if (sb.len)
+                sb_addc(&sb, ' ');
+            sb_add(&sb, p, n);
+        }
+        p += n;
+    }
+    if (shard) {
+        if (sb.len)
+            sb_addc(&sb, ' ');
+        sb_adds(&sb, FORCE_UNRESOLVED);
+    }
+    if (sb.len)
+        add(env->set, "_LINK_", sb_str(&sb));
+    else if (old)
+        json_array_append_new(env->unset, json_string("_LINK_"));
+    sb_release(&sb);
+}
+
 /* Whether the shadow CUDA_HOME is safe by default: the nvcc torch would run
  * ($CUDA_HOME/bin/nvcc by torch's rule) is the nvcc CMake's seat runs, and its root is a
  * CUDA toolkit of its own (ROOT/bin/nvcc, ROOT/include/cuda_runtime.h; not /usr, whose
@@ -614,6 +648,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         sb_release(&bindir);
         return rc;
     }
+    link_env(env, o->count != 0);
     /* A compiler launcher of the build's own (CMAKE_<LANG>_COMPILER_LAUNCHER=ccache) would
      * cache a shard's stubs under keys of its own and hand them to the link job without the
      * seat seeing the call: it passes every call through instead. The seat removes this

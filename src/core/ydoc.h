@@ -36,7 +36,7 @@ void ydoc_release(struct ydoc *d);
 
 /* "FILE:L:C: " + the message, into err. Returns 2 (the usage/config exit status). */
 int yerr(const struct ydoc *d, const struct ynode *n, struct strbuf *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    SHARDCC_PRINTF(4, 5);
 
 /* The value of key in a mapping, or NULL. */
 const struct ynode *ymap_get(const struct ynode *map, const char *key);

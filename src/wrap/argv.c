@@ -27,6 +27,7 @@ struct canon {
     struct strvec *out;
     struct strbuf *err;
     size_t files, bytes; /* options files read so far, and their arguments' bytes */
+    int msvc;            /* cl's options ('/' for '-') and @file syntax */
 };
 
 static int expand(struct canon *c, int argc, char *const *argv, int depth, const char *from);
@@ -47,8 +48,13 @@ int options_file_read(const char *cwd, const char *file, int depth, const char *
     else if (e)
         sb_addf(err, "cannot read options file \"%s\"%s%s: %s", file, from ? " named in " : "",
                 from ? from : "", plat_strerror(e));
-    else /* nvcc and gcc (libiberty's buildargv) both read the text up to a NUL byte
-          * (measured with nvcc 13.0): the rest is not theirs, nor the seat's */
+    else if (syntax == RSP_MSVC) { /* UTF-16 or UTF-8, with a byte order mark */
+        struct strbuf u = STRBUF_INIT;
+        rsp_msvc_text(text.buf ? text.buf : "", text.len, &u);
+        rsp_split(sb_str(&u), strnlen(sb_str(&u), u.len), syntax, args);
+        sb_release(&u);
+    } else /* nvcc and gcc (libiberty's buildargv) both read the text up to a NUL byte
+            * (measured with nvcc 13.0): the rest is not theirs, nor the seat's */
         rsp_split(sb_str(&text), strnlen(sb_str(&text), text.len), syntax, args);
     sb_release(&abs);
     sb_release(&text);
@@ -65,8 +71,8 @@ static int expand_file(struct canon *c, const char *file, int depth, const char 
         return EXIT_USAGE;
     }
     struct strvec args = STRVEC_INIT;
-    int rc = options_file_read(c->cwd, file, depth, from, c->seat == SEAT_NVCC ? RSP_NVCC : RSP_GCC,
-                               &args, c->err);
+    enum rsp_syntax syntax = c->seat == SEAT_NVCC ? RSP_NVCC : c->msvc ? RSP_MSVC : RSP_GCC;
+    int rc = options_file_read(c->cwd, file, depth, from, syntax, &args, c->err);
     for (size_t k = 0; !rc && k < args.n; k++)
         c->bytes += strlen(args.v[k]) + 1;
     if (!rc && c->bytes > RSP_MAX_TOTAL_BYTES) {
@@ -105,6 +111,11 @@ static int expand(struct canon *c, int argc, char *const *argv, int depth, const
 {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (c->msvc && !strcmp(a, "--")) { /* cl: files only from here on */
+            for (; i < argc; i++)
+                sv_push(c->out, argv[i]);
+            break;
+        }
         if (c->seat != SEAT_NVCC && a[0] == '@' && a[1]) {
             struct strbuf abs = STRBUF_INIT;
             path_absolute(c->cwd, a + 1, &abs);
@@ -117,18 +128,18 @@ static int expand(struct canon *c, int argc, char *const *argv, int depth, const
                 continue;
             }
         }
-        if (a[0] != '-' || !a[1]) {
+        if ((a[0] != '-' && !(c->msvc && a[0] == '/')) || !a[1]) {
             sv_push(c->out, a);
             continue;
         }
         const char *inl;
-        const struct opt *o = opt_match(c->table, a, &inl);
+        const struct opt *o = c->msvc ? cl_match(c->table, a, &inl) : opt_match(c->table, a, &inl);
         if (!o) {
             sv_push(c->out, a);
             continue;
         }
         const char *value = inl;
-        int takes_next = (o->flags & OPT_ARG) && !inl && !(o->flags & OPT_EQ_ONLY);
+        int takes_next = opt_takes_next(o, inl);
         if (takes_next) {
             if (i + 1 >= argc) {
                 sb_addf(c->err, "option \"%s\" expects a value%s%s", a,
@@ -206,7 +217,7 @@ static void shadow_rewrite_all(const struct wrap_config *cfg, struct strvec *v)
 int canon_argv(enum seat seat, const struct wrap_config *cfg, int argc, char *const *argv,
                struct strvec *out, struct strbuf *err)
 {
-    struct canon c = {seat_table(seat), seat, cfg->cwd, out, err, 0, 0};
+    struct canon c = {call_table(seat, cfg), seat, cfg->cwd, out, err, 0, 0, cfg->msvc != 0};
     int rc;
     if (seat == SEAT_NVCC && cfg->prepend && *cfg->prepend) {
         struct strvec pre = STRVEC_INIT;

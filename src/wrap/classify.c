@@ -6,9 +6,9 @@
 #include "devcode.h"
 #include "partition.h"
 #include "path.h"
+#include "stub_coff.h"
 #include "platform.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +85,7 @@ static int key_pinned(const char *pins, const char *key)
         if (n && n < sizeof pat) {
             memcpy(pat, p, n);
             pat[n] = '\0';
-            if (fnmatch(pat, key, 0) == 0)
+            if (path_glob(pat, key))
                 return 1;
         }
         p = e ? e + 1 : NULL;
@@ -121,6 +121,27 @@ static char *default_depfile(const char *output)
     sb_add(&d, output, n);
     sb_adds(&d, ".d");
     return sb_detach(&d);
+}
+
+/* cl's object for source: /Fo's file, a name in /Fo's directory (a value ending in a
+ * separator), or the source's name with .obj in the working directory. */
+static void msvc_output(const char *source, char **output)
+{
+    const char *o = *output;
+    size_t n = o ? strlen(o) : 0;
+    if (o && n && o[n - 1] != '/' && o[n - 1] != '\\')
+        return;
+    const char *base = source;
+    for (const char *p = source; *p; p++)
+        if (*p == '/' || *p == '\\')
+            base = p + 1;
+    const char *dot = strrchr(base, '.');
+    struct strbuf sb = STRBUF_INIT;
+    sb_add(&sb, o ? o : "", n);
+    sb_add(&sb, base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+    sb_adds(&sb, ".obj");
+    free(*output);
+    *output = sb_detach(&sb);
 }
 
 /* A call with one source: a TU (with reason) keyed by its source, or a probe when the
@@ -162,38 +183,60 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
     if (rc)
         return rc;
 
-    const struct opt_table *t = seat_table(seat);
+    const struct opt_table *t = call_table(seat, cfg);
+    int msvc = seat != SEAT_NVCC && cfg->msvc;
     int info = 0, compile = 0, nontu = 0, depgen = 0, n_sources = 0, n_linked = 0, dlink = 0;
     int devcode = 0, other_mode = 0; /* device-code-only modes, other non-TU modes */
     const char *first_source = NULL, *probe = NULL, *depfile = NULL, *nontu_opt = NULL;
     struct strvec targets = STRVEC_INIT;
     char **a = sv_argv(&call->argv);
     size_t n = call->argv.n;
+    const char *target = NULL; /* clang-cl's --target */
+    int pdb = 0;               /* cl's /Zi or /ZI */
+    int operands = 0;          /* after cl's "--" */
     for (size_t i = 0; i < n; i++) {
-        const char *arg = a[i];
-        if (arg[0] != '-' || !arg[1]) {
-            if (is_link_input(arg)) {
-                n_linked++;
-                sv_push(&call->inputs, arg);
-            } else if (n_sources++ == 0)
-                first_source = arg;
-            if (!probe)
-                probe = probe_path_reason(cfg, arg);
+        const char *arg = a[i], *value = NULL, *operand = NULL;
+        const struct opt *o = NULL;
+        if (msvc && !operands && !strcmp(arg, "--")) {
+            operands = 1; /* cl and clang-cl: what follows is files (CMake: -c -- src.c) */
             continue;
         }
-        const char *value;
-        const struct opt *o = opt_match(t, arg, &value);
-        if (!o)
-            continue;
-        if (o->flags & OPT_ARG && !value && !(o->flags & OPT_EQ_ONLY) && i + 1 < n)
+        if (operands)
+            operand = arg;
+        else if (arg[0] == '-' && arg[1])
+            o = msvc ? cl_match(t, arg, &value) : opt_match(t, arg, &value);
+        else if (msvc && arg[0] == '/' && arg[1]) {
+            o = cl_match(t, arg, &value);
+            if (!o && strchr(arg + 1, '/'))
+                operand = arg; /* a path, not an option: clang-cl takes /src/a.c as a file */
+        } else
+            operand = arg;
+        if (o && opt_takes_next(o, value) && i + 1 < n)
             value = a[++i];
+        if (o && (o->flags & OPT_SOURCE))
+            operand = value; /* cl's /Tc<file>, /Tp<file> */
+        if (operand) {
+            if (is_link_input(operand)) {
+                n_linked++;
+                sv_push(&call->inputs, operand);
+            } else if (n_sources++ == 0)
+                first_source = operand;
+            if (!probe)
+                probe = probe_path_reason(cfg, operand);
+        }
+        if (!o || (o->flags & OPT_SOURCE))
+            continue;
+        if (msvc && (!strcmp(o->name, "--target") || !strcmp(o->name, "-target")))
+            target = value;
+        if (msvc && (!strcmp(o->name, "-Zi") || !strcmp(o->name, "-ZI")))
+            pdb = 1;
         if (o->flags & OPT_INFO)
             info = 1;
         if (o->flags & OPT_COMPILE)
             compile = 1;
         if (o->flags & OPT_NONTU) {
             nontu = 1;
-            nontu_opt = o->name;
+            nontu_opt = msvc ? arg : o->name; /* cl's spelling: /EP, /link */
             if (seat == SEAT_NVCC && devcode_option(o->name))
                 devcode = 1;
             else
@@ -215,6 +258,16 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             depfile = value;
         if (o->flags & OPT_DEPTARGET && value)
             sv_push_owned(&targets, o->flags & OPT_DEPQUOTE ? make_quote(value) : xstrdup(value));
+        if (msvc && !strcmp(o->name, "-link"))
+            break; /* what follows is the linker's */
+    }
+    if (msvc) {
+        call->coff_machine =
+            target && (!strncmp(target, "aarch64", 7) || !strncmp(target, "arm64", 5))
+                ? COFF_MACHINE_ARM64
+                : COFF_MACHINE_AMD64;
+        if (compile && n_sources == 1)
+            msvc_output(first_source, &call->output);
     }
 
     if (first_source)
@@ -230,13 +283,18 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         call->reason = "source read from standard input";
     } else if (!compile || nontu || n_sources != 1 || n_linked || !call->output) {
         call->kind = KIND_OTHER;
-        call->reason = nontu            ? nontu_opt
-                       : !compile       ? "no compile-only phase (-c)"
+        call->reason = nontu ? nontu_opt
+                       : !compile
+                           ? (msvc ? "no compile-only phase (/c)" : "no compile-only phase (-c)")
                        : n_sources != 1 ? (n_sources ? "several sources" : "no source")
                        : n_linked       ? "object or library inputs"
                                         : "no output (-o)";
     } else {
-        tu_or_probe(cfg, call, "one source, compile-only, one output");
+        tu_or_probe(cfg, call,
+                    !pdb ? "one source, compile-only, one output"
+                         : "one source, compile-only, one output; /Zi (a PDB shared between "
+                           "objects) cannot be cached by ccache: the link job compiles it again "
+                           "(/Z7 keeps the debug information in the object)");
     }
 
     /* device code only, in a job: never stubbed, made through the seat's store */

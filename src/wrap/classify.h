@@ -54,6 +54,8 @@ struct call {
     int shared;                /* a linking call's -shared */
     int host_pass;             /* a host seat's call that is not a torch extension's TU, under
                                   cfg->torch_only: the real compiler's, unjournaled */
+    int coff_machine;          /* cl and clang-cl: the COFF machine of the object (stub_coff.h,
+                                  x64 unless --target names ARM64); 0: the host's format */
 };
 
 const char *kind_name(enum call_kind k);

@@ -62,7 +62,7 @@ static const char *env_value(const struct strvec *env, const char *name, size_t 
     return NULL;
 }
 
-static int fail(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct strbuf *err, const char *fmt, ...) SHARDCC_PRINTF(2, 3);
 static int fail(struct strbuf *err, const char *fmt, ...)
 {
     va_list ap;

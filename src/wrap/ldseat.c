@@ -5,7 +5,7 @@
 #include "path.h"
 #include "platform.h"
 #include "rsp.h"
-#include "stub_elf.h"
+#include "stub.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +40,7 @@ size_t ldseat_marker_object(unsigned char *buf)
 {
     char text[64];
     size_t n = marker_text(text, sizeof text);
-    return stub_elf_build_comment(buf, LDSEAT_MARKER_MAX, stub_host_machine(), text, n + 1);
+    return stub_object_comment(buf, LDSEAT_MARKER_MAX, text, n + 1);
 }
 
 static int expand(const char *cwd, int argc, char *const *argv, int depth, const char *from,
@@ -141,7 +141,7 @@ static int takes_value(const char *a)
 struct finder {
     const char *pats[2];
     size_t lens[2];
-    unsigned char stub[STUB_ELF_MAX];
+    unsigned char stub[STUB_OBJECT_MAX];
     char marker[64];
 };
 
@@ -194,7 +194,7 @@ static void note_library(struct link_call *lc, const struct finder *f, const cha
 
 static void finder_init(struct finder *f)
 {
-    size_t sn = stub_elf_build(f->stub, stub_host_machine());
+    size_t sn = stub_object(f->stub);
     size_t mn = marker_text(f->marker, sizeof f->marker);
     f->pats[0] = (const char *)f->stub;
     f->lens[0] = sn;

@@ -13,7 +13,6 @@
 #include "pipeline.h"
 #include "platform.h"
 #include "stub.h"
-#include "stub_elf.h"
 #include "version.h"
 
 #include <errno.h>
@@ -43,8 +42,7 @@ struct wrap {
     int link_probe;     /* the linker seat's output is a build system's probe */
 };
 
-static int fail(const struct wrap *w, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static int fail(const struct wrap *w, int code, const char *fmt, ...) SHARDCC_PRINTF(3, 4);
 
 /* Why a reproducible TU ran as nvcc whole instead of nvcc's plan (pipeline.h), for its
  * journal record; and the file in which ccache's child says so (PIPELINE_NOTE_ENV). */
@@ -91,6 +89,32 @@ static int seat_from_name(const char *name, enum seat *seat, int *torch)
     return 0;
 }
 
+/* The name that picks the seat: argv[0]'s last component; on Windows also after a '\\',
+ * without ".exe", in lower case (CreateProcess hands over the path as the caller spelled
+ * it: Z:\\tools\\SHARDCC-NVCC.EXE). */
+static const char *program_name(const char *argv0, char *buf, size_t cap)
+{
+    const char *b = path_basename(argv0);
+#ifdef _WIN32
+    for (const char *p = b; *p; p++)
+        if (*p == '\\')
+            b = p + 1;
+    size_t n = strlen(b);
+    if (n >= 4 && !_stricmp(b + n - 4, ".exe"))
+        n -= 4;
+    if (n >= cap)
+        n = cap - 1;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (char)((b[i] >= 'A' && b[i] <= 'Z') ? b[i] - 'A' + 'a' : b[i]);
+    buf[n] = '\0';
+    return buf;
+#else
+    (void)buf;
+    (void)cap;
+    return b;
+#endif
+}
+
 static const char *real_var(enum seat s)
 {
     return s == SEAT_NVCC  ? "SHARDCC_REAL_NVCC"
@@ -128,6 +152,13 @@ static char **child_env(const struct wrap *w, int flags, const char *logvar, con
             continue;
         sv_push(&env, *e);
     }
+    /* ccache types a compiler by the name it resolves symbolic links to: Debian's clang-cl
+     * (a link to clang) would be clang, whose options /c and /Fo are not, and every call
+     * would run uncached ("called for link"). The seat names the type it read from the
+     * real compiler's own name, unless the build set one. */
+    if ((flags & CHILD_CCACHE) && w->cfg.msvc && !getenv("CCACHE_COMPILERTYPE"))
+        sv_push(&env, w->cfg.msvc == MSVC_CL ? "CCACHE_COMPILERTYPE=msvc"
+                                             : "CCACHE_COMPILERTYPE=clang-cl");
     /* ccache runs this program as the compiler (pipeline.h), and must know it for nvcc */
     if (flags & CHILD_PIPELINE) {
         sv_push(&env, "CCACHE_COMPILERTYPE=nvcc");
@@ -188,6 +219,8 @@ static int load_config(struct wrap *w)
     w->real = getenv(w->realvar);
     if (!w->real || !*w->real)
         return fail(w, EXIT_USAGE, "%s is not set (run: eval \"$(shardcc env)\")", w->realvar);
+    if (w->seat == SEAT_CXX || w->seat == SEAT_CC)
+        w->cfg.msvc = msvc_dialect(w->real);
     if (w->depth > 0)
         return EXIT_OK; /* nested: only the real compiler is needed */
 
@@ -881,7 +914,7 @@ static int write_placeholder(const struct wrap *w, const char *output, enum plac
     unsigned char obj[LDSEAT_MARKER_MAX];
     int e;
     if (kind == PH_STUB) {
-        e = plat_write_atomic(output, obj, stub_elf_build(obj, stub_host_machine()));
+        e = plat_write_atomic(output, obj, stub_object(obj));
     } else if (kind == PH_MARKER) {
         e = plat_write_atomic(output, obj, ldseat_marker_object(obj));
     } else {
@@ -1006,7 +1039,8 @@ int main(int argc, char **argv)
     uint64_t t0 = plat_monotonic_us();
     struct wrap w;
     memset(&w, 0, sizeof w);
-    const char *name = path_basename(argv[0]);
+    char name_buf[256];
+    const char *name = program_name(argv[0], name_buf, sizeof name_buf);
     int first = 1, torch = 0;
     const char *pipeline_nvcc = getenv(PIPELINE_ENV);
     if (pipeline_nvcc && *pipeline_nvcc && strcmp(name, "shardcc-wrap") == 0) {

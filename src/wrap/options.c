@@ -52,6 +52,31 @@ const struct opt *opt_match(const struct opt_table *t, const char *arg, const ch
     return NULL;
 }
 
+int opt_takes_next(const struct opt *o, const char *inline_value)
+{
+    return (o->flags & OPT_ARG) && !inline_value && !(o->flags & (OPT_EQ_ONLY | OPT_JOINED));
+}
+
+const struct opt *cl_match(const struct opt_table *t, const char *arg, const char **inline_value)
+{
+    *inline_value = NULL;
+    if (arg[0] != '/')
+        return opt_match(t, arg, inline_value);
+    char buf[64];
+    size_t n = strlen(arg);
+    /* a name is short: the part looked up is at most 63 bytes, the value may be longer */
+    size_t k = n < sizeof buf ? n : sizeof buf - 1;
+    memcpy(buf, arg, k);
+    buf[0] = '-';
+    buf[k] = '\0';
+    const struct opt *o = opt_match(t, buf, inline_value);
+    if (o && *inline_value)
+        *inline_value = arg + (*inline_value - buf);
+    if (o && k < n && !*inline_value) /* cut short: only a glued value can run on */
+        o = NULL;
+    return o;
+}
+
 const char *opt_table_check(const struct opt_table *t)
 {
     static char msg[160];
@@ -65,7 +90,7 @@ const char *opt_table_check(const struct opt_table *t)
             return msg;
         }
         unsigned needs_arg = OPT_CONCAT | OPT_OUTPUT | OPT_DEPFILE | OPT_DEPTARGET | OPT_OPTFILE |
-                             OPT_LANG | OPT_EQ_ONLY | OPT_DEPQUOTE;
+                             OPT_LANG | OPT_EQ_ONLY | OPT_DEPQUOTE | OPT_JOINED | OPT_SOURCE;
         if ((o->flags & needs_arg) && !(o->flags & OPT_ARG)) {
             snprintf(msg, sizeof msg, "%s table: \"%s\" names a file or value but lacks OPT_ARG",
                      t->seat, o->name);
@@ -73,6 +98,11 @@ const char *opt_table_check(const struct opt_table *t)
         }
         if ((o->flags & OPT_COMPILE) && (o->flags & (OPT_NONTU | OPT_INFO | OPT_ARG))) {
             snprintf(msg, sizeof msg, "%s table: \"%s\" selects two phases", t->seat, o->name);
+            return msg;
+        }
+        if ((o->flags & OPT_JOINED) && !(o->flags & OPT_CONCAT)) {
+            snprintf(msg, sizeof msg, "%s table: \"%s\" is joined-only but lacks OPT_CONCAT",
+                     t->seat, o->name);
             return msg;
         }
         if (o->rewrite && !opt_find(t, o->rewrite)) {

@@ -21,6 +21,8 @@ enum opt_flags {
     OPT_EQ_ONLY = 1u << 11,  /* the value is given only after '=' (gcc's -std=) */
     OPT_DEPQUOTE = 1u << 12, /* a dependency target to be make-quoted (-MQ) */
     OPT_DLINK = 1u << 13,    /* nvcc's device link (-dlink): links, though not the host */
+    OPT_JOINED = 1u << 14,   /* the value is glued on only (cl's /Fo<path>); bare, a flag */
+    OPT_SOURCE = 1u << 15,   /* the value is a source file (cl's /Tc<file>, /Tp<file>) */
 };
 
 struct opt {
@@ -38,12 +40,18 @@ struct opt_table {
 
 extern const struct opt_table nvcc_options;
 extern const struct opt_table gcc_options;
+extern const struct opt_table cl_options;
 
 /* The row named exactly name, or NULL. */
 const struct opt *opt_find(const struct opt_table *t, const char *name);
 /* The row matching arg and where its value starts inside arg (NULL when the value,
  * if any, is the next argument): exact names, "name=value" and glued forms. */
 const struct opt *opt_match(const struct opt_table *t, const char *arg, const char **inline_value);
+/* Whether an option's value is the next argument when arg holds none (inline_value NULL). */
+int opt_takes_next(const struct opt *o, const char *inline_value);
+/* opt_match for cl and clang-cl, which take '/' for '-': "/Fox.obj" is looked up as
+ * "-Fox.obj" (*inline_value points into arg). */
+const struct opt *cl_match(const struct opt_table *t, const char *arg, const char **inline_value);
 /* Table self-check for the unit tests: sorted, no duplicates, no forbidden flag
  * combination. Returns NULL when sound, else a description of the first problem. */
 const char *opt_table_check(const struct opt_table *t);

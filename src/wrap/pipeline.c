@@ -29,7 +29,7 @@ struct depopts {
     long threads;         /* --threads N (0: one per processor), 1 when not given */
 };
 
-static int fail(struct strbuf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct strbuf *why, const char *fmt, ...) SHARDCC_PRINTF(2, 3);
 static int fail(struct strbuf *why, const char *fmt, ...)
 {
     va_list ap;

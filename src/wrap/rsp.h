@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "strbuf.h"
 #include "strvec.h"
 
 enum rsp_syntax {
@@ -15,8 +16,16 @@ enum rsp_syntax {
     /* gcc/clang @file (libiberty's buildargv): whitespace separates, '...' and "..."
      * group, a backslash takes the next character literally. */
     RSP_GCC,
+    /* cl and clang-cl @file, as the Microsoft C runtime splits a command line: whitespace
+     * separates, "..." groups ("" inside quotes is one "), 2N backslashes before a " are
+     * N and the " quotes, 2N+1 are N and a literal "; other backslashes are literal. */
+    RSP_MSVC,
 };
 
 void rsp_split(const char *text, size_t len, enum rsp_syntax syntax, struct strvec *out);
+/* An options file's text as cl reads it, into out as UTF-8: UTF-16LE after its byte order
+ * mark FF FE (what MSBuild and CMake write for cl), UTF-8 without its mark EF BB BF, else
+ * as it is. A lone surrogate becomes U+FFFD. */
+void rsp_msvc_text(const char *text, size_t len, struct strbuf *out);
 
 #endif

@@ -12,11 +12,43 @@ enum seat seat_of_compiler(const char *compiler)
     const char *b = path_basename(compiler);
     if (strstr(b, "nvcc"))
         return SEAT_NVCC;
+    if (msvc_dialect(compiler))
+        return SEAT_CXX; /* cl and clang-cl compile C and C++ alike */
     size_t n = strlen(b);
     if (!strcmp(b, "cc") || !strcmp(b, "gcc") || !strcmp(b, "clang") ||
         (n > 4 && !strcmp(b + n - 4, "-gcc")) || (n > 3 && !strcmp(b + n - 3, "-cc")))
         return SEAT_CC;
     return SEAT_CXX;
+}
+
+int msvc_dialect(const char *compiler)
+{
+    const char *b = compiler;
+    for (const char *p = compiler; *p; p++)
+        if (*p == '/' || *p == '\\')
+            b = p + 1;
+    char name[64];
+    size_t n = strlen(b);
+    if (n >= sizeof name)
+        return 0;
+    for (size_t i = 0; i <= n; i++)
+        name[i] = (char)(b[i] >= 'A' && b[i] <= 'Z' ? b[i] - 'A' + 'a' : b[i]);
+    if (n > 4 && !strcmp(name + n - 4, ".exe"))
+        name[n - 4] = '\0';
+    if (!strcmp(name, "cl"))
+        return MSVC_CL;
+    const char *cc = strstr(name, "clang-cl");
+    if (!cc || (cc != name && cc[-1] != '-'))
+        return 0;
+    const char *rest = cc + 8; /* "", or "-" and a version: clang-cl-14 */
+    if (*rest == '-' && rest[1])
+        rest += 1 + strspn(rest + 1, "0123456789.");
+    return *rest ? 0 : MSVC_CLANG_CL;
+}
+
+const struct opt_table *call_table(enum seat s, const struct wrap_config *c)
+{
+    return s != SEAT_NVCC && c && c->msvc ? &cl_options : seat_table(s);
 }
 
 const char *seat_name(enum seat s)

@@ -32,7 +32,17 @@ struct wrap_config {
                                 extensions' TUs only, and pass every other call through */
     int reproducible;        /* SHARDCC_REPRODUCIBLE=1: nvcc TU compiles run as nvcc's steps
                                 with the seat's temporary names (pipeline.h) */
+    int msvc;                /* a host seat's real compiler speaks cl's options: MSVC_CL or
+                                MSVC_CLANG_CL (msvc_dialect), else 0 */
 };
+
+enum { MSVC_CL = 1, MSVC_CLANG_CL = 2 };
+/* Whether a compiler's path names cl (cl, cl.exe: MSVC_CL) or clang-cl (clang-cl,
+ * clang-cl-14, x86_64-w64-clang-cl, any .exe of them: MSVC_CLANG_CL), else 0. By name,
+ * as ccache tells them apart: a symbolic link to clang named clang-cl is clang-cl. */
+int msvc_dialect(const char *compiler);
+/* The option table of a call of seat s under c: cl's for a cl dialect, else the seat's. */
+const struct opt_table *call_table(enum seat s, const struct wrap_config *c);
 
 const char *seat_name(enum seat s);
 /* The modes shardcc env hands the seats, from the values of SHARDCC_HOST_SEAT and

@@ -16,6 +16,9 @@ static void test_tables_sound(void **state)
     p = opt_table_check(&gcc_options);
     if (p)
         fail_msg("%s", p);
+    p = opt_table_check(&cl_options);
+    if (p)
+        fail_msg("%s", p);
     assert_true(nvcc_options.n > 250);
 }
 
