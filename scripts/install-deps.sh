@@ -22,10 +22,11 @@ case "${1:-}" in
 esac
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
 # redis-server (with redis-tools' redis-cli) and nginx-light (WebDAV PUT): the remote storage
-# servers of e2e.remote
+# servers of e2e.remote; clang-tools-14 (clang-cl), lld (lld-link), llvm (llvm-lib, -mt,
+# -readobj), mingw-w64 and wine (64-bit): the Windows suites (e2e.clang_cl, e2e.windows_seat)
 [ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 curl clang clang-format clang-tidy cppcheck
                               libclang-rt-14-dev shellcheck groff-base zsh redis-server redis-tools
-                              nginx-light)
+                              nginx-light clang-tools-14 lld llvm mingw-w64 wine wine64)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then

@@ -11,9 +11,12 @@ static const char usage[] =
     "usage: shardcc compare [--exact] [--] A B\n"
     "\n"
     "Exit 0 when A and B are the same up to nvcc's per-run temporary names\n"
-    "(tmpxft_<8 hex>_<8 hex>, masked) and the GNU build-id (blanked); else exit 1 naming the\n"
-    "first difference (member, section, offset). Objects and shared libraries are compared\n"
-    "as ELF images, static libraries member by member, wheels (zip) member by member with\n"
+    "(tmpxft_<8 hex>_<8 hex>, masked), the GNU build-id (blanked) and the time stamps of\n"
+    "Windows objects and images (blanked: a COFF object's, an import library member's, and\n"
+    "in a .dll/.exe/.pyd the file header's, the checksum, the export and debug directories'\n"
+    "stamps and the PDB's GUID and age); else exit 1 naming the first difference (member,\n"
+    "section, offset). Objects and shared libraries are compared as ELF images, static\n"
+    "libraries member by member, wheels (zip) member by member with\n"
     "the RECORD hashes of members that differ only in masked names ignored; timestamps in\n"
     "archives are not content.\n"
     "\n"
@@ -48,7 +51,7 @@ int cmd_compare(int argc, char **argv)
     const char *pa = argv[a.i], *pb = argv[a.i + 1];
     struct cmp_result r;
     struct strbuf err = STRBUF_INIT;
-    if (compare_files(pa, pb, exact, &r, &err) != 0) {
+    if (compare_files(pa, pb, exact ? CMP_EXACT : 0, &r, &err) != 0) {
         report_error("shardcc compare", "%s", sb_str(&err));
         sb_release(&err);
         return EXIT_IO;
@@ -60,6 +63,9 @@ int cmd_compare(int argc, char **argv)
         else
             printf("same: %s and %s (%zu temp name%s masked", pa, pb, r.masked,
                    r.masked == 1 ? "" : "s");
+        if (!exact && r.stamped)
+            printf(", the time stamps of %zu Windows object%s or image%s blanked", r.stamped,
+                   r.stamped == 1 ? "" : "s", r.stamped == 1 ? "" : "s");
         if (r.members)
             printf(", %zu members compared", r.members);
         printf(")\n");

@@ -511,10 +511,13 @@ int cmd_shard(int argc, char **argv)
                        j.skipped, env.journal, JOURNAL_MAGIC);
     if (s.tu == 0) {
         report_error(CMD,
-                     "shard %d/%d: the seat saw no TU compile: the build bypassed shardcc-nvcc "
-                     "(%zu probe, %zu other calls seen). Does it take its compiler from "
-                     "CUDACXX / PYTORCH_NVCC / $CUDA_HOME/bin/nvcc, or download a prebuilt "
-                     "binary?",
+                     "shard %d/%d: the seat saw no TU compile: the build bypassed the seats "
+                     "(%zu probe, %zu other calls seen). Which compiler did it run? It must "
+                     "take it from CUDACXX, PYTORCH_NVCC or $CUDA_HOME/bin/nvcc, and for host "
+                     "TUs (--host-seat) from CC and CXX: a Makefile, CMake cache or toolchain "
+                     "file that names nvcc, cl.exe or clang-cl by its path goes around them "
+                     "(a fresh build directory, or CMAKE_<LANG>_COMPILER set to the seat); "
+                     "or does the build download a prebuilt binary?",
                      o.shard, o.count, s.probes, s.others);
         return EXIT_GUARD;
     }

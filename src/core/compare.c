@@ -91,6 +91,89 @@ int blank_build_id(unsigned char *buf, size_t len)
     return 0;
 }
 
+static unsigned rd16(const unsigned char *p)
+{
+    return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static size_t rd32(const unsigned char *p)
+{
+    return rd16(p) | (size_t)rd16(p + 2) << 16;
+}
+
+static int zero(unsigned char *buf, size_t len, size_t off, size_t n)
+{
+    if (off > len || n > len - off)
+        return 0;
+    memset(buf + off, 0, n);
+    return 1;
+}
+
+/* The file offset of an image's RVA, through its section table, or 0. */
+static size_t pe_offset(const unsigned char *buf, size_t len, size_t sections, unsigned nsec,
+                        size_t rva)
+{
+    for (unsigned i = 0; i < nsec; i++) {
+        size_t sh = sections + (size_t)i * 40;
+        if (sh > len || 40 > len - sh)
+            return 0;
+        size_t va = rd32(buf + sh + 12), raw = rd32(buf + sh + 16), ptr = rd32(buf + sh + 20);
+        if (rva >= va && rva - va < raw)
+            return ptr + (rva - va);
+    }
+    return 0;
+}
+
+int blank_pe_stamps(unsigned char *buf, size_t len)
+{
+    if (len < 20)
+        return 0;
+    unsigned m = rd16(buf);
+    /* a bigobj object or a short import object (an import library's members) */
+    if (m == 0 && rd16(buf + 2) == 0xFFFF)
+        return zero(buf, len, 8, 4);
+    if (m == 0x8664 || m == 0xAA64 || m == 0x14C || m == 0x1C4) { /* an object */
+        if (rd16(buf + 16) != 0 || rd16(buf + 2) > 0x2000 || rd32(buf + 8) > len)
+            return 0; /* an optional header, or not an object at all */
+        return zero(buf, len, 4, 4);
+    }
+    if (m != 0x5A4D || len < 0x40) /* "MZ" */
+        return 0;
+    size_t pe = rd32(buf + 0x3C);
+    if (pe > len || len - pe < 24 || memcmp(buf + pe, "PE\0\0", 4) != 0)
+        return 0;
+    unsigned nsec = rd16(buf + pe + 6), optsize = rd16(buf + pe + 20);
+    size_t opt = pe + 24, sections = opt + optsize;
+    if (sections > len || optsize < 96)
+        return 0;
+    unsigned magic = rd16(buf + opt);
+    size_t dirs = opt + (magic == 0x20B ? 112 : 96);
+    int any = zero(buf, len, pe + 8, 4); /* the file header's TimeDateStamp */
+    any |= zero(buf, len, opt + 64, 4);  /* the checksum, over the stamps */
+    /* the export directory's stamp (directory 0) */
+    if (dirs + 8 <= sections && rd32(buf + dirs + 4)) {
+        size_t off = pe_offset(buf, len, sections, nsec, rd32(buf + dirs));
+        if (off)
+            any |= zero(buf, len, off + 4, 4);
+    }
+    /* the debug directory (6): each entry's stamp, CodeView's GUID and age (the PDB's
+     * identity, new on every link), a /Brepro link's hash */
+    if (dirs + 7 * 8 <= sections) {
+        size_t off = pe_offset(buf, len, sections, nsec, rd32(buf + dirs + 48)),
+               size = rd32(buf + dirs + 52);
+        for (size_t e = 0; off && e + 28 <= size && off + e + 28 <= len; e += 28) {
+            const unsigned char *d = buf + off + e;
+            size_t type = rd32(d + 12), dlen = rd32(d + 16), dptr = rd32(d + 24);
+            any |= zero(buf, len, off + e + 4, 4);
+            if (type == 2 && dlen >= 24 && dptr <= len - 4 && !memcmp(buf + dptr, "RSDS", 4))
+                any |= zero(buf, len, dptr + 4, 20);
+            else if (type == 16)
+                any |= zero(buf, len, dptr, dlen);
+        }
+    }
+    return any;
+}
+
 /* "section .text, offset 0x40 (file offset 0x1040)" for an ELF image, else the offset. */
 static void describe_offset(const unsigned char *buf, size_t len, size_t off, struct strbuf *out)
 {
@@ -340,6 +423,10 @@ static void compare_plain(const char *what, unsigned char *a, size_t alen, unsig
         mask_tmpxft(b, blen);
         blank_build_id(a, alen);
         blank_build_id(b, blen);
+    }
+    if (r->stamps) {
+        int x = blank_pe_stamps(a, alen), y = blank_pe_stamps(b, blen);
+        r->stamped += x && y;
     }
     size_t n = alen < blen ? alen : blen, i = 0;
     while (i < n && a[i] == b[i])
@@ -600,10 +687,11 @@ void compare_buffers(const char *what, unsigned char *a, size_t alen, unsigned c
     compare_plain(what, a, alen, b, blen, r);
 }
 
-int compare_files(const char *a, const char *b, int exact, struct cmp_result *r, struct strbuf *err)
+int compare_files(const char *a, const char *b, int mode, struct cmp_result *r, struct strbuf *err)
 {
     memset(r, 0, sizeof *r);
-    r->exact = exact;
+    r->exact = (mode & CMP_EXACT) != 0;
+    r->stamps = !r->exact || (mode & CMP_STAMPS);
     r->same = 1;
     struct strbuf da = STRBUF_INIT, db = STRBUF_INIT;
     int e = plat_read_file(a, &da);

@@ -10,9 +10,17 @@
 
 #include "strbuf.h"
 
+/* compare_files' modes: byte for byte (nothing masked or blanked: shardcc compare --exact),
+ * and with CMP_EXACT, the time stamps of Windows objects and images still blanked
+ * (blank_pe_stamps: what cl, clang-cl, link.exe and lld-link write anew on every run,
+ * unless /Brepro); without CMP_EXACT they always are. */
+enum { CMP_EXACT = 1, CMP_STAMPS = 2 };
+
 struct cmp_result {
-    int exact; /* byte for byte: nothing masked or blanked (shardcc compare --exact) */
+    int exact;  /* byte for byte: nothing masked or blanked (shardcc compare --exact) */
+    int stamps; /* Windows time stamps blanked (always when !exact) */
     int same;
+    size_t stamped;     /* Windows objects and images whose stamps were blanked */
     size_t masked;      /* temp names masked in A */
     size_t members;     /* members compared (archives and wheels) */
     struct strbuf diff; /* where the first difference is, when !same */
@@ -22,13 +30,17 @@ struct cmp_result {
 size_t mask_tmpxft(unsigned char *buf, size_t len);
 /* Blanks the contents of .note.gnu.build-id in an ELF64 image; returns 1 when found. */
 int blank_build_id(unsigned char *buf, size_t len);
+/* Blanks what a Windows build writes anew on every run: a COFF object's TimeDateStamp
+ * (clang-cl and cl without /Brepro), an import object's, and in a PE image (.dll, .exe,
+ * .pyd) the file header's stamp, the checksum, the export directory's stamp and the debug
+ * directory's stamps, CodeView GUID and age, and REPRO hash. 1 when it recognised one. */
+int blank_pe_stamps(unsigned char *buf, size_t len);
 
 /* Compares two in-memory images of the same name (for messages), as r->exact says. */
 void compare_buffers(const char *what, unsigned char *a, size_t alen, unsigned char *b, size_t blen,
                      struct cmp_result *r);
-/* Compares two files (byte for byte when exact). 0, or 4 with a message in err (unreadable
- * input). */
-int compare_files(const char *a, const char *b, int exact, struct cmp_result *r,
-                  struct strbuf *err);
+/* Compares two files in mode (CMP_EXACT, CMP_STAMPS). 0, or 4 with a message in err
+ * (unreadable input). */
+int compare_files(const char *a, const char *b, int mode, struct cmp_result *r, struct strbuf *err);
 
 #endif

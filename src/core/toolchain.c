@@ -6,6 +6,7 @@
 #include "job.h"
 #include "path.h"
 #include "platform.h"
+#include "seat.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -305,7 +306,9 @@ int toolchain_fingerprint(const struct toolchain *tc, struct strbuf *out)
     const char *progs[] = {"cc1plus", "cc1"};
     for (size_t i = 0; i < 2 && !rc; i++) {
         rc = hash_file(st, "host", hosts[i]);
-        char *prog = rc ? NULL : host_prog(hosts[i], progs[i]);
+        /* cl and clang-cl have no -print-prog-name (clang-cl warns and fails): the driver
+         * file alone stands for them */
+        char *prog = rc || msvc_dialect(hosts[i]) ? NULL : host_prog(hosts[i], progs[i]);
         if (!rc)
             rc = hash_file(st, progs[i], prog);
         free(prog);

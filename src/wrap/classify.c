@@ -9,6 +9,7 @@
 #include "stub_coff.h"
 #include "platform.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,26 @@ static void msvc_output(const char *source, char **output)
     *output = sb_detach(&sb);
 }
 
+/* CMake writes cl and clang-cl compiles as "... -c -- SOURCE"; ccache (4.7.5, issue
+ * ccache#1149) finds no input file after "--" and runs every such call uncached. Where no
+ * file after it starts with '/' or '-' (on Windows none does: C:\src\a.c), "--" changes
+ * nothing for the compiler and is dropped; a file that does (clang-cl on Linux,
+ * /home/src/a.c) keeps it, and ccache's "no input file" reaches the guard. */
+static void drop_dashdash(struct strvec *v)
+{
+    size_t k = 0;
+    while (k < v->n && strcmp(v->v[k], "--"))
+        k++;
+    if (k == v->n)
+        return;
+    for (size_t i = k + 1; i < v->n; i++)
+        if (v->v[i][0] == '/' || v->v[i][0] == '-')
+            return;
+    free(v->v[k]);
+    memmove(&v->v[k], &v->v[k + 1], (v->n - k) * sizeof *v->v); /* the NULL after them too */
+    v->n--;
+}
+
 /* A call with one source: a TU (with reason) keyed by its source, or a probe when the
  * source lies outside the root. */
 static void tu_or_probe(const struct wrap_config *cfg, struct call *call, const char *reason)
@@ -185,15 +206,21 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
 
     const struct opt_table *t = call_table(seat, cfg);
     int msvc = seat != SEAT_NVCC && cfg->msvc;
+    if (msvc) {
+        drop_dashdash(&call->argv);
+    }
     int info = 0, compile = 0, nontu = 0, depgen = 0, n_sources = 0, n_linked = 0, dlink = 0;
     int devcode = 0, other_mode = 0; /* device-code-only modes, other non-TU modes */
     const char *first_source = NULL, *probe = NULL, *depfile = NULL, *nontu_opt = NULL;
     struct strvec targets = STRVEC_INIT;
     char **a = sv_argv(&call->argv);
     size_t n = call->argv.n;
-    const char *target = NULL; /* clang-cl's --target */
-    int pdb = 0;               /* cl's /Zi or /ZI */
-    int operands = 0;          /* after cl's "--" */
+    const char *target = NULL;   /* clang-cl's --target */
+    int pdb = 0;                 /* cl's /Zi or /ZI */
+    int by_option = 0;           /* cl's source named by /Tc or /Tp */
+    int operands = 0;            /* after cl's "--" */
+    size_t out_index = SIZE_MAX; /* cl: the argument holding the output's value */
+    size_t out_prefix = 0;       /* ... the option's part of it ("/Fo" glued on; else 0) */
     for (size_t i = 0; i < n; i++) {
         const char *arg = a[i], *value = NULL, *operand = NULL;
         const struct opt *o = NULL;
@@ -213,8 +240,10 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             operand = arg;
         if (o && opt_takes_next(o, value) && i + 1 < n)
             value = a[++i];
-        if (o && (o->flags & OPT_SOURCE))
+        if (o && (o->flags & OPT_SOURCE)) {
             operand = value; /* cl's /Tc<file>, /Tp<file> */
+            by_option = 1;
+        }
         if (operand) {
             if (is_link_input(operand)) {
                 n_linked++;
@@ -251,6 +280,8 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         if (o->flags & OPT_OUTPUT && value) {
             free(call->output);
             call->output = xstrdup(value);
+            out_index = i; /* the value's argument: a[i], or the one after the option */
+            out_prefix = value >= a[i] && value <= a[i] + strlen(a[i]) ? (size_t)(value - a[i]) : 0;
             if (!probe)
                 probe = probe_path_reason(cfg, value);
         }
@@ -266,8 +297,20 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             target && (!strncmp(target, "aarch64", 7) || !strncmp(target, "arm64", 5))
                 ? COFF_MACHINE_ARM64
                 : COFF_MACHINE_AMD64;
-        if (compile && n_sources == 1)
+        if (compile && n_sources == 1) {
+            size_t n0 = call->output ? strlen(call->output) : 0;
+            int dir = n0 && (call->output[n0 - 1] == '/' || call->output[n0 - 1] == '\\');
             msvc_output(first_source, &call->output);
+            /* /Fo<dir>/: ccache 4.7.5 joins the directory and the name with a backslash
+             * (build/obj/\a.obj on Linux); the object's full name means the same to cl */
+            if (dir && out_index < call->argv.n) {
+                struct strbuf r = STRBUF_INIT;
+                sb_add(&r, a[out_index], out_prefix); /* "/Fo", when glued on */
+                sb_adds(&r, call->output);
+                free(call->argv.v[out_index]);
+                call->argv.v[out_index] = sb_detach(&r);
+            }
+        }
     }
 
     if (first_source)
@@ -291,10 +334,15 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
                                         : "no output (-o)";
     } else {
         tu_or_probe(cfg, call,
-                    !pdb ? "one source, compile-only, one output"
-                         : "one source, compile-only, one output; /Zi (a PDB shared between "
-                           "objects) cannot be cached by ccache: the link job compiles it again "
-                           "(/Z7 keeps the debug information in the object)");
+                    pdb ? "one source, compile-only, one output; /Zi (a PDB shared between "
+                          "objects) cannot be cached by ccache: the link job compiles it again "
+                          "(/Z7 keeps the debug information in the object)"
+                    : by_option
+                        ? "one source, compile-only, one output; a source named by /Tc or /Tp "
+                          "cannot be cached by ccache 4.7 (joined it finds no input file, "
+                          "apart it takes the next option for the file): the link job compiles "
+                          "it again"
+                        : "one source, compile-only, one output");
     }
 
     /* device code only, in a job: never stubbed, made through the seat's store */
