@@ -25,6 +25,7 @@ add_executable(shardcc-wrap
   src/wrap/stub_coff.c src/wrap/stub.c src/wrap/journal.c src/wrap/ccache_log.c
   src/wrap/ldseat.c src/wrap/devcode.c src/wrap/dryrun.c src/wrap/pipeline.c src/wrap/split.c)
 target_include_directories(shardcc-wrap PRIVATE src/common src/wrap ${XXHASH_INCLUDE_DIR})
+target_link_libraries(shardcc-wrap PRIVATE shell32) # CommandLineToArgvW
 if(NOT MSVC)
   target_link_options(shardcc-wrap PRIVATE -static)
 endif()

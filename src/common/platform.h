@@ -55,6 +55,10 @@ void plat_unlock_remove(const char *path, int fd);
 /* Replaces the process; returns only on failure (errno set). */
 int plat_exec(const char *path, char *const argv[], char *const envp[]);
 char **plat_environ(void);
+/* The program's arguments as UTF-8: on Windows read again from the UTF-16 command line
+ * (GetCommandLineW; main's argv is in the ANSI code page, which cannot hold every name);
+ * elsewhere left as they are. */
+void plat_main_args(int *argc, char ***argv);
 /* A copy of this process's environment into out, and back: plat_env_restore replaces the
  * environment with the saved one (what was set since is gone). */
 void plat_env_save(struct strvec *out);

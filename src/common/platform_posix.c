@@ -30,6 +30,12 @@ char **plat_environ(void)
     return environ;
 }
 
+void plat_main_args(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+}
+
 void plat_env_save(struct strvec *out)
 {
     for (char **e = environ; *e; e++)

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <windows.h>
+#include <shellapi.h>
 #include <tlhelp32.h>
 
 /* ---- UTF-8 and UTF-16 -------------------------------------------------------------- */
@@ -126,6 +127,28 @@ int unsetenv(const char *name)
 char **plat_environ(void)
 {
     return _environ;
+}
+
+void plat_main_args(int *argc, char ***argv)
+{
+    int n;
+    wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+    if (!w)
+        return; /* keep the C runtime's */
+    char **v = xmalloc(((size_t)n + 1) * sizeof *v);
+    struct strbuf sb = STRBUF_INIT;
+    for (int i = 0; i < n; i++) {
+        sb_reset(&sb);
+        narrow_add(&sb, w[i], -1);
+        if (sb.len && sb.buf[sb.len - 1] == '\0')
+            sb.len--;
+        v[i] = xstrdup(sb_str(&sb));
+    }
+    v[n] = NULL;
+    sb_release(&sb);
+    LocalFree(w);
+    *argc = n;
+    *argv = v; /* lives until exit */
 }
 
 void plat_env_save(struct strvec *out)

@@ -1037,6 +1037,7 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
 int main(int argc, char **argv)
 {
     uint64_t t0 = plat_monotonic_us();
+    plat_main_args(&argc, &argv);
     struct wrap w;
     memset(&w, 0, sizeof w);
     char name_buf[256];
