@@ -171,6 +171,7 @@ int cmd_classify(int argc, char **argv)
     cfg.cwd = sb_detach(&sb);
     if (seat != SEAT_NVCC)
         cfg.msvc = msvc_dialect(argv[a.i]); /* the seat reads it from its real compiler */
+    cfg.coff_machine = msvc_machine(argv[a.i]);
     if (seat == SEAT_NVCC) {
         cfg.prepend = getenv("NVCC_PREPEND_FLAGS");
         cfg.append = getenv("NVCC_APPEND_FLAGS");
@@ -206,9 +207,7 @@ int cmd_classify(int argc, char **argv)
     json_object_set_new(o, "depfile_targets", t);
     json_object_set_new(o, "owner", call.owner ? json_integer(call.owner) : json_null());
     if (call.coff_machine) /* the stub's format: COFF for cl and clang-cl */
-        json_object_set_new(
-            o, "stub",
-            json_string(call.coff_machine == COFF_MACHINE_ARM64 ? "coff-arm64" : "coff-x64"));
+        json_object_set_new(o, "stub", json_string(stub_coff_name(call.coff_machine)));
     json_t *v = json_array();
     for (size_t i = 0; i < call.argv.n; i++)
         json_array_append_new(v, json_string(call.argv.v[i]));

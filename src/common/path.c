@@ -4,16 +4,52 @@
 
 #include <string.h>
 
-int path_is_absolute(const char *p)
+#ifdef _WIN32
+/* Windows: '\\' separates as '/' does (paths come out with '/'), "C:/" and "//server/" are
+ * roots, and names compare without case. */
+static size_t root_len(const char *p)
+{
+    if (((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':' &&
+        (p[2] == '/' || p[2] == '\\'))
+        return 3;
+    if ((p[0] == '/' || p[0] == '\\') && (p[1] == '/' || p[1] == '\\'))
+        return 2;
+    return p[0] == '/' || p[0] == '\\';
+}
+#define IS_SEP(c) ((c) == '/' || (c) == '\\')
+#define NAME_NCMP _strnicmp
+#else
+static size_t root_len(const char *p)
 {
     return p[0] == '/';
+}
+#define IS_SEP(c) ((c) == '/')
+#define NAME_NCMP strncmp
+#endif
+
+int path_is_absolute(const char *p)
+{
+    return root_len(p) > 0;
 }
 
 void path_normalize(const char *p, struct strbuf *out)
 {
-    struct strbuf r = STRBUF_INIT;
-    int abs = p[0] == '/';
-    const char *s = p;
+    struct strbuf r = STRBUF_INIT, root = STRBUF_INIT;
+    size_t rl = root_len(p);
+    for (size_t i = 0; i < rl; i++) /* "/", and on Windows "C:/" or "//" */
+        sb_addc(&root, IS_SEP(p[i])                         ? '/'
+                       : (i == 0 && rl == 3 && p[0] >= 'a') ? (char)(p[0] - 32)
+                                                            : p[i]);
+    int abs = rl > 0;
+    const char *s = p + rl;
+#ifdef _WIN32
+    struct strbuf slashed = STRBUF_INIT;
+    sb_adds(&slashed, s);
+    for (size_t i = 0; i < slashed.len; i++)
+        if (slashed.buf[i] == '\\')
+            slashed.buf[i] = '/';
+    s = sb_str(&slashed);
+#endif
     while (*s) {
         while (*s == '/')
             s++;
@@ -44,11 +80,15 @@ void path_normalize(const char *p, struct strbuf *out)
     }
     sb_reset(out);
     if (abs)
-        sb_addc(out, '/');
+        sb_add(out, sb_str(&root), root.len);
     sb_add(out, sb_str(&r), r.len);
     if (!out->len)
         sb_addc(out, '.');
     sb_release(&r);
+    sb_release(&root);
+#ifdef _WIN32
+    sb_release(&slashed);
+#endif
 }
 
 void path_absolute(const char *base, const char *p, struct strbuf *out)
@@ -68,21 +108,27 @@ void path_absolute(const char *base, const char *p, struct strbuf *out)
 const char *path_under(const char *root, const char *abs)
 {
     size_t n = strlen(root);
-    if (n == 1 && root[0] == '/')
-        return abs[0] == '/' ? abs + 1 : NULL;
-    if (strncmp(root, abs, n) != 0)
+    if (n && IS_SEP(root[n - 1])) { /* a root: "/", "C:/" */
+        if (NAME_NCMP(root, abs, n) != 0)
+            return NULL;
+        return abs + n;
+    }
+    if (NAME_NCMP(root, abs, n) != 0)
         return NULL;
     if (abs[n] == '\0')
         return abs + n;
-    if (abs[n] == '/')
+    if (IS_SEP(abs[n]))
         return abs + n + 1;
     return NULL;
 }
 
 const char *path_basename(const char *p)
 {
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
+    const char *b = p;
+    for (const char *s = p; *s; s++)
+        if (IS_SEP(*s))
+            b = s + 1;
+    return b;
 }
 
 int path_has_component(const char *p, const char *name, int prefix_ok)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *kind_name(enum call_kind k)
 {
@@ -165,6 +166,44 @@ static void drop_dashdash(struct strvec *v)
     v->n--;
 }
 
+/* Whether file's extension gives cl the language lang ('c' or 'p', as /Tc and /Tp do). */
+static int ext_means(const char *file, char lang)
+{
+    static const char *const cxx[] = {"cpp", "cxx", "cc", "c++"};
+    const char *e = path_extension(file);
+    if (lang == 'c')
+        return !strcmp(e, "c") || !strcmp(e, "C");
+    for (size_t i = 0; i < sizeof cxx / sizeof *cxx; i++)
+        if (!strcasecmp(e, cxx[i]))
+            return 1;
+    return 0;
+}
+
+/* setuptools' MSVC compiler names every source with /Tc<file> or /Tp<file>
+ * (_distutils/_msvccompiler.py), which ccache 4.7.5 cannot cache (no input file; apart,
+ * /Tp <file>, its preprocessor call takes the next option for the file). Where the file's
+ * extension already says that language to cl, and the file does not start with '/' or '-',
+ * the option says nothing more: the file is named alone. */
+static void plain_sources(const struct opt_table *t, struct strvec *v)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        const char *a = v->v[i], *value = NULL;
+        if (!strcmp(a, "--"))
+            return;
+        const struct opt *o = (a[0] == '/' || a[0] == '-') && a[1] ? cl_match(t, a, &value) : NULL;
+        if (!o)
+            continue;
+        if ((o->flags & OPT_SOURCE) && value && *value && value[0] != '/' && value[0] != '-' &&
+            ext_means(value, o->name[2])) {
+            char *plain = xstrdup(value);
+            free(v->v[i]);
+            v->v[i] = plain;
+        } else if (opt_takes_next(o, value)) {
+            i++;
+        }
+    }
+}
+
 /* A call with one source: a TU (with reason) keyed by its source, or a probe when the
  * source lies outside the root. */
 static void tu_or_probe(const struct wrap_config *cfg, struct call *call, const char *reason)
@@ -208,6 +247,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
     int msvc = seat != SEAT_NVCC && cfg->msvc;
     if (msvc) {
         drop_dashdash(&call->argv);
+        plain_sources(t, &call->argv);
     }
     int info = 0, compile = 0, nontu = 0, depgen = 0, n_sources = 0, n_linked = 0, dlink = 0;
     int devcode = 0, other_mode = 0; /* device-code-only modes, other non-TU modes */
@@ -218,6 +258,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
     const char *target = NULL;   /* clang-cl's --target */
     int pdb = 0;                 /* cl's /Zi or /ZI */
     int by_option = 0;           /* cl's source named by /Tc or /Tp */
+    int pch_create = 0;          /* cl's /Yc: a precompiled header other TUs read */
     int operands = 0;            /* after cl's "--" */
     size_t out_index = SIZE_MAX; /* cl: the argument holding the output's value */
     size_t out_prefix = 0;       /* ... the option's part of it ("/Fo" glued on; else 0) */
@@ -259,6 +300,8 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             target = value;
         if (msvc && (!strcmp(o->name, "-Zi") || !strcmp(o->name, "-ZI")))
             pdb = 1;
+        if (msvc && !strcmp(o->name, "-Yc"))
+            pch_create = 1;
         if (o->flags & OPT_INFO)
             info = 1;
         if (o->flags & OPT_COMPILE)
@@ -294,9 +337,10 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
     }
     if (msvc) {
         call->coff_machine =
-            target && (!strncmp(target, "aarch64", 7) || !strncmp(target, "arm64", 5))
-                ? COFF_MACHINE_ARM64
-                : COFF_MACHINE_AMD64;
+            !target ? (cfg->coff_machine ? cfg->coff_machine : COFF_MACHINE_AMD64)
+            : !strncmp(target, "aarch64", 7) || !strncmp(target, "arm64", 5) ? COFF_MACHINE_ARM64
+            : !strncmp(target, "i686", 4) || !strncmp(target, "i386", 4)     ? COFF_MACHINE_I386
+                                                                             : COFF_MACHINE_AMD64;
         if (compile && n_sources == 1) {
             size_t n0 = call->output ? strlen(call->output) : 0;
             int dir = n0 && (call->output[n0 - 1] == '/' || call->output[n0 - 1] == '\\');
@@ -313,6 +357,12 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         }
     }
 
+#ifdef _WIN32
+    if (!call->coff_machine) /* nvcc's objects on Windows: COFF for the host's machine */
+        call->coff_machine = cfg->coff_machine ? cfg->coff_machine : COFF_MACHINE_AMD64;
+#endif
+    /* CMake's "assembly source" rule (Windows-MSVC.cmake: /FoNUL /FAs /Fa<file>): no object */
+    int discarded = msvc && call->output && !strcasecmp(call->output, "NUL");
     if (first_source)
         call->source = xstrdup(first_source);
     if (info || n == 0) {
@@ -324,6 +374,9 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
     } else if (first_source && strcmp(first_source, "-") == 0) {
         call->kind = KIND_OTHER;
         call->reason = "source read from standard input";
+    } else if (discarded) {
+        call->kind = KIND_OTHER;
+        call->reason = "no object kept (/FoNUL: an assembly listing)";
     } else if (!compile || nontu || n_sources != 1 || n_linked || !call->output) {
         call->kind = KIND_OTHER;
         call->reason = nontu ? nontu_opt
@@ -332,6 +385,10 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
                        : n_sources != 1 ? (n_sources ? "several sources" : "no source")
                        : n_linked       ? "object or library inputs"
                                         : "no output (-o)";
+    } else if (pch_create) {
+        tu_or_probe(cfg, call,
+                    "one source, compile-only, one output; it creates a precompiled header "
+                    "(/Yc) that other TUs read (/Yu): compiled in every shard");
     } else {
         tu_or_probe(cfg, call,
                     pdb ? "one source, compile-only, one output; /Zi (a PDB shared between "
@@ -378,7 +435,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
             call->owner = cfg->shard; /* every job makes it (0 in the link job) */
             call->action = ACTION_DEVICE;
         } else if (cfg->phase == PHASE_SHARD && cfg->count > 0 &&
-                   key_pinned(cfg->pins, call->key)) {
+                   (pch_create || key_pinned(cfg->pins, call->key))) {
             call->owner = cfg->shard; /* pinned: every shard compiles it */
             call->action = ACTION_PIN;
         } else if (cfg->phase == PHASE_SHARD && cfg->count > 0) {

@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "platform.h"
 #include "stub.h"
+#include "stub_coff.h"
 #include "version.h"
 
 #include <errno.h>
@@ -87,6 +88,120 @@ static int seat_from_name(const char *name, enum seat *seat, int *torch)
     else
         return -1;
     return 0;
+}
+
+/* JSON text of s (NULL: null) appended to out. */
+static void json_str(struct strbuf *out, const char *s)
+{
+    if (!s) {
+        sb_adds(out, "null");
+        return;
+    }
+    sb_addc(out, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_addf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            sb_addf(out, "\\u%04x", *p);
+        else
+            sb_addc(out, (char)*p);
+    }
+    sb_addc(out, '"');
+}
+
+/* shardcc-wrap --classify: what the seat would do with a call, as JSON on one line (the
+ * fields of shardcc classify that the seat itself knows), for the systems where the CLI
+ * is not built (Windows: e2e.windows_classify runs it under Wine). Reads no SHARDCC_*
+ * variable: the shard, the root and the seat come from the options. */
+static int classify_mode(int argc, char **argv)
+{
+    struct wrap_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.phase = PHASE_LINK;
+    const char *root = ".", *seat_s = NULL;
+    int i = 0;
+    for (; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strncmp(argv[i], "--seat=", 7))
+            seat_s = argv[i] + 7;
+        else if (!strncmp(argv[i], "--root=", 7))
+            root = argv[i] + 7;
+        else if (!strncmp(argv[i], "--shard=", 8) &&
+                 parse_shard_spec(argv[i] + 8, &cfg.shard, &cfg.count) == 0)
+            cfg.phase = PHASE_SHARD;
+        else {
+            fprintf(stderr, "shardcc-wrap --classify: unknown or bad option \"%s\"\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    if (i + 1 >= argc) {
+        fprintf(stderr, "shardcc-wrap --classify: no compiler command after --\n");
+        return EXIT_USAGE;
+    }
+    const char *compiler = argv[i + 1];
+    enum seat seat = seat_of_compiler(compiler);
+    int torch;
+    if (seat_s && (seat_from_name(seat_s, &seat, &torch) != 0 || seat == SEAT_LD)) {
+        fprintf(stderr, "shardcc-wrap --classify: --seat=\"%s\" is not nvcc, c++ or cc\n", seat_s);
+        return EXIT_USAGE;
+    }
+    if (seat != SEAT_NVCC)
+        cfg.msvc = msvc_dialect(compiler);
+    cfg.coff_machine = msvc_machine(compiler);
+    struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT, out = STRBUF_INIT;
+    if (plat_realpath(root, &sb) != 0) {
+        fprintf(stderr, "shardcc-wrap --classify: --root=\"%s\": %s\n", root, strerror(errno));
+        return EXIT_USAGE;
+    }
+    cfg.root = sb_detach(&sb);
+    plat_getcwd(&sb);
+    cfg.cwd = sb_detach(&sb);
+    struct call call;
+    int rc = classify_call(seat, &cfg, argc - i - 2, argv + i + 2, &call, &err);
+    if (rc) {
+        fprintf(stderr, "shardcc-wrap --classify: %s\n", sb_str(&err));
+        return rc;
+    }
+    sb_adds(&out, "{\"seat\":");
+    json_str(&out, seat_name(seat));
+    sb_adds(&out, ",\"kind\":");
+    json_str(&out, kind_name(call.kind));
+    sb_adds(&out, ",\"action\":");
+    json_str(&out, action_name(call.action));
+    sb_adds(&out, ",\"reason\":");
+    json_str(&out, call.reason);
+    sb_adds(&out, ",\"source\":");
+    json_str(&out, call.source);
+    sb_adds(&out, ",\"key\":");
+    json_str(&out, call.key);
+    sb_adds(&out, ",\"output\":");
+    json_str(&out, call.output);
+    sb_adds(&out, ",\"depfile\":");
+    json_str(&out, call.depfile);
+    sb_adds(&out, ",\"depfile_targets\":[");
+    for (size_t k = 0; k < call.dep_targets.n; k++) {
+        if (k)
+            sb_addc(&out, ',');
+        json_str(&out, call.dep_targets.v[k]);
+    }
+    sb_addc(&out, ']');
+    if (call.owner)
+        sb_addf(&out, ",\"owner\":%d", call.owner);
+    else
+        sb_adds(&out, ",\"owner\":null");
+    sb_adds(&out, ",\"stub\":");
+    json_str(&out, call.coff_machine ? stub_coff_name(call.coff_machine) : NULL);
+    sb_adds(&out, ",\"argv\":[");
+    for (size_t k = 0; k < call.argv.n; k++) {
+        if (k)
+            sb_addc(&out, ',');
+        json_str(&out, call.argv.v[k]);
+    }
+    sb_adds(&out, "]}\n");
+    fputs(sb_str(&out), stdout);
+    call_release(&call);
+    sb_release(&out);
+    sb_release(&err);
+    return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
 }
 
 /* The name that picks the seat: argv[0]'s last component; on Windows also after a '\\',
@@ -221,6 +336,7 @@ static int load_config(struct wrap *w)
         return fail(w, EXIT_USAGE, "%s is not set (run: eval \"$(shardcc env)\")", w->realvar);
     if (w->seat == SEAT_CXX || w->seat == SEAT_CC)
         w->cfg.msvc = msvc_dialect(w->real);
+    w->cfg.coff_machine = msvc_machine(w->real);
     if (w->depth > 0)
         return EXIT_OK; /* nested: only the real compiler is needed */
 
@@ -1053,6 +1169,8 @@ int main(int argc, char **argv)
     if (strcmp(name, "shardcc-wrap") == 0) {
         static const char usage[] =
             "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc|ld COMPILER-ARGS...\n"
+            "       shardcc-wrap --classify [--seat=SEAT] [--shard I/N] [--root DIR] -- "
+            "COMPILER ARGS...\n"
             "       shardcc-wrap --version | --help\n";
         if (argc == 2 && strcmp(argv[1], "--version") == 0) {
             printf("shardcc-wrap %s (libc: %s)\n", SHARDCC_VERSION, SHARDCC_SEAT_LIBC);
@@ -1068,6 +1186,8 @@ int main(int argc, char **argv)
                    usage);
             return EXIT_OK;
         }
+        if (argc >= 2 && strcmp(argv[1], "--classify") == 0)
+            return classify_mode(argc - 2, argv + 2);
         if (argc < 2 || strncmp(argv[1], "--seat=", 7) != 0 ||
             seat_from_name(argv[1] + 7, &w.seat, &torch) != 0) {
             fprintf(stderr,

@@ -4,8 +4,10 @@
 #include "seat.h"
 #include "path.h"
 #include "strbuf.h"
+#include "stub_coff.h"
 
 #include <string.h>
+#include <strings.h>
 
 enum seat seat_of_compiler(const char *compiler)
 {
@@ -44,6 +46,28 @@ int msvc_dialect(const char *compiler)
     if (*rest == '-' && rest[1])
         rest += 1 + strspn(rest + 1, "0123456789.");
     return *rest ? 0 : MSVC_CLANG_CL;
+}
+
+int msvc_machine(const char *compiler)
+{
+    /* the last directory's name: ...\\bin\\Hostx64\\arm64\\cl.exe */
+    const char *end = NULL, *start = NULL;
+    for (const char *p = compiler; *p; p++)
+        if (*p == '/' || *p == '\\') {
+            start = end;
+            end = p;
+        }
+    if (!end)
+        return 0;
+    start = start ? start + 1 : compiler;
+    size_t n = (size_t)(end - start);
+    if (n == 5 && !strncasecmp(start, "arm64", 5))
+        return COFF_MACHINE_ARM64;
+    if (n == 3 && !strncasecmp(start, "x64", 3))
+        return COFF_MACHINE_AMD64;
+    if (n == 3 && !strncasecmp(start, "x86", 3))
+        return COFF_MACHINE_I386;
+    return 0;
 }
 
 const struct opt_table *call_table(enum seat s, const struct wrap_config *c)

@@ -34,6 +34,7 @@ struct wrap_config {
                                 with the seat's temporary names (pipeline.h) */
     int msvc;                /* a host seat's real compiler speaks cl's options: MSVC_CL or
                                 MSVC_CLANG_CL (msvc_dialect), else 0 */
+    int coff_machine;        /* the COFF machine cl's path names (msvc_machine), or 0 */
 };
 
 enum { MSVC_CL = 1, MSVC_CLANG_CL = 2 };
@@ -41,6 +42,10 @@ enum { MSVC_CL = 1, MSVC_CLANG_CL = 2 };
  * clang-cl-14, x86_64-w64-clang-cl, any .exe of them: MSVC_CLANG_CL), else 0. By name,
  * as ccache tells them apart: a symbolic link to clang named clang-cl is clang-cl. */
 int msvc_dialect(const char *compiler);
+/* The COFF machine an MSVC cl.exe builds for, from its directory (VS: ...\\bin\\Host<h>\\<target>
+ * \\cl.exe, target x64, x86 or arm64): stub_coff.h's COFF_MACHINE_*, or 0 when the path
+ * does not say (clang-cl: its --target says). */
+int msvc_machine(const char *compiler);
 /* The option table of a call of seat s under c: cl's for a cl dialect, else the seat's. */
 const struct opt_table *call_table(enum seat s, const struct wrap_config *c);
 

@@ -59,10 +59,19 @@ static size_t build(unsigned char *buf, size_t cap, int machine, const char *com
     unsigned char *sym = buf + off_sym;
     static const unsigned char feat[8] = {'@', 'f', 'e', 'a', 't', '.', '0', '0'};
     memcpy(sym, feat, sizeof feat);
+    if (machine == COFF_MACHINE_I386)
+        put32(sym + 8, 1); /* /SAFESEH: no exception handlers to register */
     put16(sym + 12, SYM_ABSOLUTE);
     sym[16] = CLASS_STATIC;
     put32(sym + SYMBOL, 4); /* the string table: its size alone */
     return total;
+}
+
+const char *stub_coff_name(int machine)
+{
+    return machine == COFF_MACHINE_ARM64  ? "coff-arm64"
+           : machine == COFF_MACHINE_I386 ? "coff-x86"
+                                          : "coff-x64";
 }
 
 size_t stub_coff_build(unsigned char *buf, int machine)
@@ -82,7 +91,9 @@ int stub_coff_is_stub(const unsigned char *data, size_t len)
     if (len < FILE_HEADER + SYMBOL + 4 || len > 4096)
         return 0;
     unsigned machine = get16(data), nsec = get16(data + 2);
-    if ((machine != COFF_MACHINE_AMD64 && machine != COFF_MACHINE_ARM64) || nsec > 1)
+    if ((machine != COFF_MACHINE_AMD64 && machine != COFF_MACHINE_ARM64 &&
+         machine != COFF_MACHINE_I386) ||
+        nsec > 1)
         return 0;
     size_t clen = nsec ? len - (FILE_HEADER + SECTION_HEADER + SYMBOL + 4) : 0;
     if (nsec && (len < FILE_HEADER + SECTION_HEADER + SYMBOL + 4 || clen == 0))

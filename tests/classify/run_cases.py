@@ -16,16 +16,64 @@ MIN_CASES = 60
 ENV_RE = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 
 
-def parse_line(line, root):
+def split_msvc(text):
+    """A command line split as the Microsoft C runtime splits it (CommandLineToArgvW; the
+    program name too, for a table's sake): blanks separate, "..." groups, 2N backslashes
+    before a quote are N and the quote quotes, 2N+1 are N and a literal quote."""
+    args, cur, have, quoted, i = [], [], False, False, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            n = 0
+            while i < len(text) and text[i] == "\\":
+                n, i = n + 1, i + 1
+            if i < len(text) and text[i] == '"':
+                cur.append("\\" * (n // 2))
+                if n % 2:
+                    cur.append('"')
+                else:
+                    quoted = not quoted
+                i += 1
+            else:
+                cur.append("\\" * n)
+            have = True
+            continue
+        if c == '"':
+            if quoted and text[i + 1:i + 2] == '"':
+                cur.append('"')
+                i += 1
+            else:
+                quoted = not quoted
+            have = True
+        elif c in " \t" and not quoted:
+            if have:
+                args.append("".join(cur))
+            cur, have = [], False
+        else:
+            cur.append(c)
+            have = True
+        i += 1
+    if have:
+        args.append("".join(cur))
+    return args
+
+
+def parse_line(line, root, windows=False):
     parts = [p.strip() for p in re.split(r"\s*\|\s*", line)]
     if len(parts) != 4:
         raise ValueError("expected 4 fields separated by ' | ', got %d" % len(parts))
     name, opts, cmd, expect = parts
-    opts = shlex.split(opts.replace("{root}", root))
+    def sub(s):
+        return s.replace("{root}", root).replace("{ROOT}", root.upper())
+    opts = shlex.split(sub(opts))
     env = dict(o.split("=", 1) for o in opts if ENV_RE.match(o))
     opts = [o for o in opts if not ENV_RE.match(o)]
-    cmd = shlex.split(cmd.replace("{root}", root))
-    expect = shlex.split(expect.replace("{root}", root))
+    if windows:  # backslashes are a Windows path's: literal in the expectations
+        cmd = split_msvc(sub(cmd))
+        expect = shlex.split(sub(expect).replace("\\", "\\\\"))
+    else:
+        cmd = shlex.split(sub(cmd))
+        expect = shlex.split(sub(expect))
     return name, opts, env, cmd, expect
 
 
@@ -86,12 +134,27 @@ def check(name, opts, result, stdout, stderr, expect):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--shardcc", required=True)
+    ap.add_argument("--shardcc", help="the CLI: runs `shardcc classify`")
+    ap.add_argument("--wine", metavar="SEAT_EXE",
+                    help="the Windows seat instead: runs `wine SEAT_EXE --classify` (Windows paths)")
     ap.add_argument("--cases", required=True)
     ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--min", type=int, default=MIN_CASES, help="the fewest cases the table may hold")
     a = ap.parse_args()
+    if bool(a.shardcc) == bool(a.wine):
+        ap.error("give one of --shardcc and --wine")
     root = os.path.realpath(a.fixtures)
     cwd = os.path.join(root, "build")
+    if a.wine:
+        # one wineserver for every case (each "wine" would otherwise start one: seconds)
+        # (the prefix's services start with the first program: they would hold a pipe of
+        # the first case open, so they are started here, with no pipe to hold)
+        server = subprocess.Popen(["wineserver", "-f", "-p"], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["wineboot", "-i"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        root = subprocess.run(["winepath", "-w", root], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, check=True).stdout.strip()
     total = failed = 0
     names = set()
     with open(a.cases, encoding="utf-8") as f:
@@ -100,7 +163,7 @@ def main():
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             try:
-                name, opts, env, cmd, expect = parse_line(line, root)
+                name, opts, env, cmd, expect = parse_line(line, root, bool(a.wine))
             except ValueError as exc:
                 print("%s:%d: %s" % (a.cases, lineno, exc))
                 failed += 1
@@ -113,17 +176,28 @@ def main():
             child_env = {k: v for k, v in os.environ.items()
                          if not k.startswith("NVCC_") and not k.startswith("SHARDCC_")}
             child_env.update(env)
-            p = subprocess.run([a.shardcc, "classify", "--root", root] + opts + ["--"] + cmd,
-                               cwd=cwd, env=child_env, capture_output=True, text=True)
+            if a.wine:
+                wopts = [o + "=" + opts[k + 1] for k, o in enumerate(opts) if o.startswith("--")]
+                child_env["WINEDEBUG"] = "-all"
+                argv = ["wine", a.wine, "--classify", "--root=" + root] + wopts + ["--"] + cmd
+            else:
+                argv = [a.shardcc, "classify", "--root", root] + opts + ["--"] + cmd
+            p = subprocess.run(argv, cwd=cwd, env=child_env, capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL,
+                               encoding="utf-8", errors="replace")
             errs = check(name, opts, p.returncode, p.stdout, p.stderr, expect)
             if errs:
                 failed += 1
                 print("FAIL %s (%s:%d)" % (name, a.cases, lineno))
                 for e in errs:
                     print("    " + e)
+    if a.wine:
+        subprocess.run(["wineserver", "-k"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        server.wait(timeout=30)
     print("classify cases: %d run, %d failed" % (total, failed))
-    if total < MIN_CASES:
-        print("the table holds %d cases; at least %d are required" % (total, MIN_CASES))
+    if total < a.min:
+        print("the table holds %d cases; at least %d are required" % (total, a.min))
         return 1
     return 1 if failed else 0
 

@@ -10,7 +10,11 @@
 #   the seat's;
 # - a command line over CreateProcess's 32,767 characters goes out as a response file that
 #   splits back into the same arguments;
-# - a missing SHARDCC_REAL_CC is exit 2 with the variable named.
+# - a missing SHARDCC_REAL_CC is exit 2 with the variable named;
+# - the Windows classify table (tests/classify/cases_windows.txt: torch's, setuptools' and
+#   CMake's command lines on Windows, each citing the line that writes it) passes through
+#   the seat's own classify mode (shardcc-wrap.exe --classify): Windows paths, drive
+#   letters, case, backslashes, cl's options, UTF-16 response files.
 . "$(dirname "$0")/lib.sh"
 for t in x86_64-w64-mingw32-gcc wine cmake ninja; do
     command -v "$t" >/dev/null || fail "$t is missing (Debian: mingw-w64 wine wine64; scripts/install-deps.sh)"
@@ -88,4 +92,10 @@ env SHARDCC_ROOT="$PWD" SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 wine ../bw/shardcc
 expect_eq "no SHARDCC_REAL_CC: exit status" "$rc" 2
 grep -q "SHARDCC_REAL_CC is not set" miss.out || fail "message: $(cat miss.out)"
 ok "no SHARDCC_REAL_CC: the message names it"
+# the classify table of Windows command lines (torch, setuptools, CMake), through the seat
+python3 "$SHARDCC_SRC/tests/classify/run_cases.py" --wine "$T/bw/shardcc-wrap.exe" --min 40 \
+    --cases "$SHARDCC_SRC/tests/classify/cases_windows.txt" \
+    --fixtures "$SHARDCC_SRC/tests/classify/fixtures" </dev/null >"$T/cls.out" 2>&1 ||
+    fail "the Windows classify table: $(tail -20 "$T/cls.out")"
+ok "under Wine, $(tail -1 "$T/cls.out") (tests/classify/cases_windows.txt)"
 echo "# $CHECKS checks"
