@@ -17,7 +17,7 @@ static size_t root_len(const char *p)
     return p[0] == '/' || p[0] == '\\';
 }
 #define IS_SEP(c) ((c) == '/' || (c) == '\\')
-#define NAME_NCMP _strnicmp
+#define NAME_NCMP path_ncasecmp
 #else
 static size_t root_len(const char *p)
 {
@@ -26,6 +26,18 @@ static size_t root_len(const char *p)
 #define IS_SEP(c) ((c) == '/')
 #define NAME_NCMP strncmp
 #endif
+
+int path_ncasecmp(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int x = (unsigned char)a[i], y = (unsigned char)b[i];
+        x = x >= 'A' && x <= 'Z' ? x + 32 : x;
+        y = y >= 'A' && y <= 'Z' ? y + 32 : y;
+        if (x != y || !x)
+            return x - y;
+    }
+    return 0;
+}
 
 int path_is_absolute(const char *p)
 {

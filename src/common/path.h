@@ -20,6 +20,9 @@ int path_has_component(const char *p, const char *name, int prefix_ok);
  * '?' match any character, '/' too; [set], [!set] and [^set] with ranges; '\\' quotes the
  * next character. 1 on a match. */
 int path_glob(const char *pat, const char *s);
+/* strncasecmp for ASCII letters, which every C library has under some name (MSVC's
+ * lacks <strings.h>): 0 when the first n bytes of a and b are the same but for case. */
+int path_ncasecmp(const char *a, const char *b, size_t n);
 /* The extension after the last '.' of the basename ("" when none). */
 const char *path_extension(const char *p);
 

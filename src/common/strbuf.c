@@ -5,12 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <io.h>
+#define write_stderr(m, n) _write(2, m, (unsigned)(n))
+#else
 #include <unistd.h>
+#define write_stderr(m, n) write(2, m, n)
+#endif
 
 static void die_oom(void)
 {
     static const char msg[] = "shardcc: out of memory\n";
-    ssize_t r = write(2, msg, sizeof msg - 1);
+    long r = (long)write_stderr(msg, sizeof msg - 1);
     (void)r;
     abort();
 }

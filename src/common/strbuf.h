@@ -24,7 +24,9 @@ void sb_adds(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);
 /* printf's format checks; mingw-w64's gcc checks "printf" against Microsoft's runtime, which
  * the seat does not use (it is built with __USE_MINGW_ANSI_STDIO: %zu and the rest work). */
-#ifdef __MINGW32__
+#if defined(_MSC_VER) && !defined(__clang__)
+#define SHARDCC_PRINTF(f, a)
+#elif defined(__MINGW32__)
 #define SHARDCC_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
 #else
 #define SHARDCC_PRINTF(f, a) __attribute__((format(printf, f, a)))

@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 const char *kind_name(enum call_kind k)
 {
@@ -174,7 +173,7 @@ static int ext_means(const char *file, char lang)
     if (lang == 'c')
         return !strcmp(e, "c") || !strcmp(e, "C");
     for (size_t i = 0; i < sizeof cxx / sizeof *cxx; i++)
-        if (!strcasecmp(e, cxx[i]))
+        if (strlen(e) == strlen(cxx[i]) && !path_ncasecmp(e, cxx[i], strlen(e)))
             return 1;
     return 0;
 }
@@ -362,7 +361,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         call->coff_machine = cfg->coff_machine ? cfg->coff_machine : COFF_MACHINE_AMD64;
 #endif
     /* CMake's "assembly source" rule (Windows-MSVC.cmake: /FoNUL /FAs /Fa<file>): no object */
-    int discarded = msvc && call->output && !strcasecmp(call->output, "NUL");
+    int discarded = msvc && call->output && !path_ncasecmp(call->output, "NUL", 4);
     if (first_source)
         call->source = xstrdup(first_source);
     if (info || n == 0) {

@@ -7,7 +7,6 @@
 #include "stub_coff.h"
 
 #include <string.h>
-#include <strings.h>
 
 enum seat seat_of_compiler(const char *compiler)
 {
@@ -61,11 +60,11 @@ int msvc_machine(const char *compiler)
         return 0;
     start = start ? start + 1 : compiler;
     size_t n = (size_t)(end - start);
-    if (n == 5 && !strncasecmp(start, "arm64", 5))
+    if (n == 5 && !path_ncasecmp(start, "arm64", 5))
         return COFF_MACHINE_ARM64;
-    if (n == 3 && !strncasecmp(start, "x64", 3))
+    if (n == 3 && !path_ncasecmp(start, "x64", 3))
         return COFF_MACHINE_AMD64;
-    if (n == 3 && !strncasecmp(start, "x86", 3))
+    if (n == 3 && !path_ncasecmp(start, "x86", 3))
         return COFF_MACHINE_I386;
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """actionlint (with shellcheck) on everything shardcc gives GitHub Actions:
 
-1. the workflows, .github/workflows/shardcc-farm.yml (reusable) and release.yml, as they are;
+1. the workflows, .github/workflows/shardcc-farm.yml (reusable), release.yml and
+   windows-seat.yml, as they are;
 2. the composite action, action.yml. actionlint checks workflows, not action metadata, so
    the action is checked as the workflow it amounts to: its inputs become `workflow_call`
    inputs, its steps one job's steps, its outputs the job's and the workflow's outputs.
@@ -115,7 +116,7 @@ def main():
         return 1
     print("ok - the planted action is reported: %s" % ", ".join(expected))
 
-    for wf in ("shardcc-farm.yml", "release.yml"):
+    for wf in ("shardcc-farm.yml", "release.yml", "windows-seat.yml"):
         rc, out = actionlint(a.actionlint, a.shellcheck, os.path.join(src, ".github", "workflows", wf), src)
         print(("ok" if rc == 0 else "FAIL") + " - actionlint .github/workflows/" + wf)
         if rc != 0:

@@ -135,14 +135,17 @@ def check(name, opts, result, stdout, stderr, expect):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--shardcc", help="the CLI: runs `shardcc classify`")
-    ap.add_argument("--wine", metavar="SEAT_EXE",
-                    help="the Windows seat instead: runs `wine SEAT_EXE --classify` (Windows paths)")
+    ap.add_argument("--seat", metavar="EXE",
+                    help="the seat instead: runs `EXE --classify` (on Windows: the Windows table)")
+    ap.add_argument("--wine", metavar="EXE",
+                    help="the Windows seat under Wine: runs `wine EXE --classify` (Windows paths)")
     ap.add_argument("--cases", required=True)
     ap.add_argument("--fixtures", required=True)
     ap.add_argument("--min", type=int, default=MIN_CASES, help="the fewest cases the table may hold")
     a = ap.parse_args()
-    if bool(a.shardcc) == bool(a.wine):
-        ap.error("give one of --shardcc and --wine")
+    if sum(map(bool, (a.shardcc, a.wine, a.seat))) != 1:
+        ap.error("give one of --shardcc, --seat and --wine")
+    windows = bool(a.wine) or (bool(a.seat) and os.name == "nt")
     root = os.path.realpath(a.fixtures)
     cwd = os.path.join(root, "build")
     if a.wine:
@@ -163,7 +166,7 @@ def main():
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             try:
-                name, opts, env, cmd, expect = parse_line(line, root, bool(a.wine))
+                name, opts, env, cmd, expect = parse_line(line, root, windows)
             except ValueError as exc:
                 print("%s:%d: %s" % (a.cases, lineno, exc))
                 failed += 1
@@ -176,10 +179,11 @@ def main():
             child_env = {k: v for k, v in os.environ.items()
                          if not k.startswith("NVCC_") and not k.startswith("SHARDCC_")}
             child_env.update(env)
-            if a.wine:
+            if a.wine or a.seat:
                 wopts = [o + "=" + opts[k + 1] for k, o in enumerate(opts) if o.startswith("--")]
                 child_env["WINEDEBUG"] = "-all"
-                argv = ["wine", a.wine, "--classify", "--root=" + root] + wopts + ["--"] + cmd
+                argv = ["wine", a.wine] if a.wine else [a.seat]
+                argv += ["--classify", "--root=" + root] + wopts + ["--"] + cmd
             else:
                 argv = [a.shardcc, "classify", "--root", root] + opts + ["--"] + cmd
             p = subprocess.run(argv, cwd=cwd, env=child_env, capture_output=True, text=True,
