@@ -216,10 +216,10 @@ int plat_realpath(const char *path, struct strbuf *out)
     return 0;
 }
 
-int plat_getcwd(struct strbuf *out)
+/* A path of n UTF-16 units that a call wrote into buf (0 or 32768 and more: failed), into
+ * out as UTF-8 with '/'. 0 or an errno. */
+static int path_out(const wchar_t *buf, DWORD n, struct strbuf *out)
 {
-    wchar_t buf[32768];
-    DWORD n = GetCurrentDirectoryW(32768, buf);
     if (n == 0 || n >= 32768)
         return last_errno();
     sb_reset(out);
@@ -228,16 +228,16 @@ int plat_getcwd(struct strbuf *out)
     return 0;
 }
 
+int plat_getcwd(struct strbuf *out)
+{
+    wchar_t buf[32768];
+    return path_out(buf, GetCurrentDirectoryW(32768, buf), out);
+}
+
 int plat_self_exe(struct strbuf *out)
 {
     wchar_t buf[32768];
-    DWORD n = GetModuleFileNameW(NULL, buf, 32768);
-    if (n == 0 || n >= 32768)
-        return last_errno();
-    sb_reset(out);
-    narrow_add(out, buf, (int)n);
-    slashes(out);
-    return 0;
+    return path_out(buf, GetModuleFileNameW(NULL, buf, 32768), out);
 }
 
 int plat_file_exists(const char *path)

@@ -109,6 +109,18 @@ static void json_str(struct strbuf *out, const char *s)
     sb_addc(out, '"');
 }
 
+/* A JSON array of v's strings appended to out. */
+static void json_strv(struct strbuf *out, const struct strvec *v)
+{
+    sb_addc(out, '[');
+    for (size_t k = 0; k < v->n; k++) {
+        if (k)
+            sb_addc(out, ',');
+        json_str(out, v->v[k]);
+    }
+    sb_addc(out, ']');
+}
+
 /* shardcc-wrap --classify: what the seat would do with a call, as JSON on one line (the
  * fields of shardcc classify that the seat itself knows), for the systems where the CLI
  * is not built (Windows: e2e.windows_classify runs it under Wine). Reads no SHARDCC_*
@@ -177,26 +189,17 @@ static int classify_mode(int argc, char **argv)
     json_str(&out, call.output);
     sb_adds(&out, ",\"depfile\":");
     json_str(&out, call.depfile);
-    sb_adds(&out, ",\"depfile_targets\":[");
-    for (size_t k = 0; k < call.dep_targets.n; k++) {
-        if (k)
-            sb_addc(&out, ',');
-        json_str(&out, call.dep_targets.v[k]);
-    }
-    sb_addc(&out, ']');
+    sb_adds(&out, ",\"depfile_targets\":");
+    json_strv(&out, &call.dep_targets);
     if (call.owner)
         sb_addf(&out, ",\"owner\":%d", call.owner);
     else
         sb_adds(&out, ",\"owner\":null");
     sb_adds(&out, ",\"stub\":");
     json_str(&out, call.coff_machine ? stub_coff_name(call.coff_machine) : NULL);
-    sb_adds(&out, ",\"argv\":[");
-    for (size_t k = 0; k < call.argv.n; k++) {
-        if (k)
-            sb_addc(&out, ',');
-        json_str(&out, call.argv.v[k]);
-    }
-    sb_adds(&out, "]}\n");
+    sb_adds(&out, ",\"argv\":");
+    json_strv(&out, &call.argv);
+    sb_adds(&out, "}\n");
     fputs(sb_str(&out), stdout);
     call_release(&call);
     sb_release(&out);
