@@ -121,6 +121,9 @@ static void run(char **w, size_t n)
         cfg.prepend = prepend;
         cfg.append = append;
     }
+    /* cl and clang-cl by name, as the seat reads its real compiler's (main.c) */
+    cfg.msvc = seat == SEAT_NVCC ? 0 : msvc_dialect(w[i]);
+    cfg.coff_machine = msvc_machine(w[i]);
     /* the wrapper refuses a plan that is not one for this N (wrap/main.c) */
     if (plan && cfg.phase == PHASE_SHARD && plan_count(plan) == cfg.count)
         cfg.plan = plan, cfg.plan_len = strlen(plan);
