@@ -46,7 +46,7 @@ void devcode_args(const struct wrap_config *cfg, const struct strvec *argv, stru
         const char *arg = argv->v[i], *value = NULL;
         const struct opt *o = arg[0] == '-' && arg[1] ? opt_match(t, arg, &value) : NULL;
         size_t span = 1; /* the option and its separate value */
-        if (o && o->flags & OPT_ARG && !value && !(o->flags & OPT_EQ_ONLY) && i + 1 < argv->n)
+        if (o && opt_takes_next(o, value) && i + 1 < argv->n)
             span = 2;
         int drop_key = o && o->flags & (OPT_OUTPUT | OPT_DEPFILE | OPT_DEPTARGET | OPT_DEPGEN);
         int drop_dep = drop_key || (o && devcode_option(o->name));

@@ -813,7 +813,7 @@ static int may_split(const struct call *call, int min)
         const struct opt *o = arg[0] == '-' ? opt_match(&nvcc_options, arg, &value) : NULL;
         if (!o)
             continue;
-        if (o->flags & OPT_ARG && !value && !(o->flags & OPT_EQ_ONLY) && i + 1 < call->argv.n)
+        if (opt_takes_next(o, value) && i + 1 < call->argv.n)
             value = call->argv.v[++i];
         const char *name = o->rewrite ? o->rewrite : o->name;
         int is_arch = 0;

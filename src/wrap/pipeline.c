@@ -52,7 +52,7 @@ static int plan_args(int argc, char **argv, struct strvec *out, struct depopts *
             sv_push(out, arg);
             continue;
         }
-        int has_next = o->flags & OPT_ARG && !value && !(o->flags & OPT_EQ_ONLY) && i + 1 < argc;
+        int has_next = opt_takes_next(o, value) && i + 1 < argc;
         if (has_next)
             value = argv[i + 1];
         const char *name = o->rewrite ? o->rewrite : o->name;
@@ -698,7 +698,7 @@ int pipeline_compiles(int argc, char **argv)
         if (!strcmp(o->name, "--objdir-as-tempdir") || !strcmp(o->name, "-objtemp"))
             return 0; /* named already */
         compile |= (o->flags & OPT_COMPILE) != 0;
-        if (o->flags & OPT_ARG && !value && !(o->flags & OPT_EQ_ONLY) && i + 1 < argc)
+        if (opt_takes_next(o, value) && i + 1 < argc)
             i++;
     }
     return compile;
