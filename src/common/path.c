@@ -143,6 +143,28 @@ const char *path_basename(const char *p)
     return b;
 }
 
+const char *path_basename_any(const char *p)
+{
+    const char *b = p;
+    for (const char *s = p; *s; s++)
+        if (*s == '/' || *s == '\\')
+            b = s + 1;
+    return b;
+}
+
+const char *path_program_name(const char *path, char *buf, size_t cap)
+{
+    const char *b = path_basename_any(path);
+    size_t n = strlen(b);
+    if (n >= cap)
+        return NULL;
+    for (size_t i = 0; i <= n; i++)
+        buf[i] = (char)(b[i] >= 'A' && b[i] <= 'Z' ? b[i] - 'A' + 'a' : b[i]);
+    if (n > 4 && !strcmp(buf + n - 4, ".exe"))
+        buf[n - 4] = '\0';
+    return buf;
+}
+
 int path_has_component(const char *p, const char *name, int prefix_ok)
 {
     size_t n = strlen(name);

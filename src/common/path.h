@@ -14,6 +14,12 @@ void path_normalize(const char *p, struct strbuf *out);
  * Both must be normalised absolute paths. */
 const char *path_under(const char *root, const char *abs);
 const char *path_basename(const char *p);
+/* The last component after '/' or '\\', on every system: a Windows path's, wherever it is
+ * read (clang-cl's sources on Linux, a cl.exe named in a table). */
+const char *path_basename_any(const char *p);
+/* A program's name as Windows matches it: path_basename_any, without ".exe", in lower
+ * case ("C:\\VS\\CL.EXE" is "cl"), into buf; buf, or NULL when it is cap bytes or more. */
+const char *path_program_name(const char *path, char *buf, size_t cap);
 /* True when some '/'-separated component of p starts with prefix (exact when !prefix_ok). */
 int path_has_component(const char *p, const char *name, int prefix_ok);
 /* fnmatch(3) of pat against s without flags, for systems that lack it (Windows): '*' and

@@ -15,6 +15,7 @@
  *   ccache), quoted as the command line is;
  * - there are no signals: plat_last_signal and plat_interrupted_by are 0. */
 #include "platform.h"
+#include "path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -443,10 +444,7 @@ static int command_line(char *const argv[], struct strbuf *cmd, char **rsp)
     }
     if (cmd->len < CMDLINE_MAX)
         return 0;
-    const char *base = argv[0];
-    for (const char *p = argv[0]; *p; p++)
-        if (*p == '/' || *p == '\\')
-            base = p + 1;
+    const char *base = path_basename_any(argv[0]);
     size_t keep = !_strnicmp(base, "ccache", 6) && argv[1] ? 2 : 1;
     struct strbuf body = STRBUF_INIT, name = STRBUF_INIT;
     for (size_t i = keep; argv[i]; i++) {
@@ -975,11 +973,7 @@ int plat_same_content(const char *path, const void *data, size_t len)
 
 int plat_touch(const char *path)
 {
-    wchar_t *w = wide(path);
-    HANDLE h = CreateFileW(w, FILE_WRITE_ATTRIBUTES,
-                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
-    free(w);
+    HANDLE h = open_any(path, FILE_WRITE_ATTRIBUTES);
     if (h == INVALID_HANDLE_VALUE)
         return last_errno();
     FILETIME now;

@@ -132,10 +132,7 @@ static void msvc_output(const char *source, char **output)
     size_t n = o ? strlen(o) : 0;
     if (o && n && o[n - 1] != '/' && o[n - 1] != '\\')
         return;
-    const char *base = source;
-    for (const char *p = source; *p; p++)
-        if (*p == '/' || *p == '\\')
-            base = p + 1;
+    const char *base = path_basename_any(source);
     const char *dot = strrchr(base, '.');
     struct strbuf sb = STRBUF_INIT;
     sb_add(&sb, o ? o : "", n);

@@ -212,24 +212,13 @@ static int classify_mode(int argc, char **argv)
  * it: Z:\\tools\\SHARDCC-NVCC.EXE). */
 static const char *program_name(const char *argv0, char *buf, size_t cap)
 {
-    const char *b = path_basename(argv0);
 #ifdef _WIN32
-    for (const char *p = b; *p; p++)
-        if (*p == '\\')
-            b = p + 1;
-    size_t n = strlen(b);
-    if (n >= 4 && !_stricmp(b + n - 4, ".exe"))
-        n -= 4;
-    if (n >= cap)
-        n = cap - 1;
-    for (size_t i = 0; i < n; i++)
-        buf[i] = (char)((b[i] >= 'A' && b[i] <= 'Z') ? b[i] - 'A' + 'a' : b[i]);
-    buf[n] = '\0';
-    return buf;
+    const char *name = path_program_name(argv0, buf, cap);
+    return name ? name : path_basename(argv0); /* too long for any seat's name */
 #else
     (void)buf;
     (void)cap;
-    return b;
+    return path_basename(argv0);
 #endif
 }
 

@@ -24,18 +24,9 @@ enum seat seat_of_compiler(const char *compiler)
 
 int msvc_dialect(const char *compiler)
 {
-    const char *b = compiler;
-    for (const char *p = compiler; *p; p++)
-        if (*p == '/' || *p == '\\')
-            b = p + 1;
     char name[64];
-    size_t n = strlen(b);
-    if (n >= sizeof name)
+    if (!path_program_name(compiler, name, sizeof name))
         return 0;
-    for (size_t i = 0; i <= n; i++)
-        name[i] = (char)(b[i] >= 'A' && b[i] <= 'Z' ? b[i] - 'A' + 'a' : b[i]);
-    if (n > 4 && !strcmp(name + n - 4, ".exe"))
-        name[n - 4] = '\0';
     if (!strcmp(name, "cl"))
         return MSVC_CL;
     const char *cc = strstr(name, "clang-cl");

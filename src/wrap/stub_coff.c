@@ -28,11 +28,6 @@ static void put32(unsigned char *p, unsigned long v)
     put16(p + 2, (unsigned)((v >> 16) & 0xffff));
 }
 
-static unsigned get16(const unsigned char *p)
-{
-    return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
-
 static size_t build(unsigned char *buf, size_t cap, int machine, const char *comment, size_t clen)
 {
     unsigned nsec = clen ? 1 : 0;
@@ -84,23 +79,4 @@ size_t stub_coff_build_comment(unsigned char *buf, size_t cap, int machine, cons
                                size_t len)
 {
     return build(buf, cap, machine, comment, len);
-}
-
-int stub_coff_is_stub(const unsigned char *data, size_t len)
-{
-    if (len < FILE_HEADER + SYMBOL + 4 || len > 4096)
-        return 0;
-    unsigned machine = get16(data), nsec = get16(data + 2);
-    if ((machine != COFF_MACHINE_AMD64 && machine != COFF_MACHINE_ARM64 &&
-         machine != COFF_MACHINE_I386) ||
-        nsec > 1)
-        return 0;
-    size_t clen = nsec ? len - (FILE_HEADER + SECTION_HEADER + SYMBOL + 4) : 0;
-    if (nsec && (len < FILE_HEADER + SECTION_HEADER + SYMBOL + 4 || clen == 0))
-        return 0;
-    /* built again from its machine and comment: the same bytes, or not a stub */
-    unsigned char ref[4096];
-    size_t n = build(ref, sizeof ref, (int)machine,
-                     (const char *)data + FILE_HEADER + SECTION_HEADER, clen);
-    return n == len && memcmp(ref, data, len) == 0;
 }

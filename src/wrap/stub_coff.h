@@ -21,8 +21,5 @@ size_t stub_coff_build(unsigned char *buf, int machine);
  * data: linkers carry it into the image they link). Its size, or 0 when over cap bytes. */
 size_t stub_coff_build_comment(unsigned char *buf, size_t cap, int machine, const char *comment,
                                size_t len);
-/* Whether data[0..len) is a COFF object of this file's shape: the stub, with or without a
- * comment (the seat's own objects, whatever machine). */
-int stub_coff_is_stub(const unsigned char *data, size_t len);
 
 #endif
