@@ -5,6 +5,7 @@
 #include "args.h"
 #include "artifact.h"
 #include "cli.h"
+#include "cmstate.h"
 #include "explain.h"
 #include "job.h"
 #include "jobenv.h"
@@ -27,7 +28,7 @@ static const char usage[] =
     "                    [--[no-]reproducible] [--split-archs N] [--real-nvcc PATH]\n"
     "                    [--real-cxx PATH] [--real-cc PATH] [--ccache PATH] [--cuda X.Y]\n"
     "                    [--allow-partial] [--allow-nondeterministic] [--seed-from SRC]\n"
-    "                    -- CMD...\n"
+    "                    [--fresh-configure] -- CMD...\n"
     "\n"
     "Merges the artifacts of shards 1..N (as shardcc merge), then runs CMD (the package's\n"
     "ordinary full build) in the link phase, where every TU compile should be a cache hit\n"
@@ -55,11 +56,41 @@ static const char usage[] =
     "  --cache DIR            the merged cache (default: a fresh ROOT/.shardcc/link/cache)\n"
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
     "  --plan FILE            the shards' plan: refuse artifacts made with another one\n"
-    "  --root DIR             the project root: the shards' (default: .)\n" CLI_HELP_SEED
-        CLI_HELP_SEATS CLI_HELP_TOOLS "  --allow-partial, --allow-nondeterministic\n"
+    "  --root DIR             the project root: the shards' (default: .)\n"
+    "  --fresh-configure      do not write the shards' CMake configure state into the build\n"
+    "                         directories before CMD (see CONFIGURE STATE in shardcc-link(1)):\n"
+    "                         CMake then identifies the compilers again, as in a plain "
+    "build\n" CLI_HELP_SEED CLI_HELP_SEATS CLI_HELP_TOOLS
+    "  --allow-partial, --allow-nondeterministic\n"
     "                   as for shardcc merge\n"
     "\n"
     "Exit status: 0 ok, 1 the build failed, 2 usage, 3 a guard failed, 4 artifact or I/O.\n";
+
+/* Writes the shards' CMake configure state (when they agreed on one, merge_run) into the
+ * build directories this job has not configured yet, so that CMD's configure skips the
+ * compiler identification and ABI probes (cmstate.h). A directory that cannot take it is
+ * configured afresh, as in a plain build: a note, not an error. */
+static void restore_configure(const char *root, const json_t *cmake, int fresh)
+{
+    if (!cmake)
+        return;
+    if (fresh) {
+        fprintf(stderr, CMD ": --fresh-configure: the shards' CMake configure state is not "
+                            "used\n");
+        return;
+    }
+    struct strvec done = STRVEC_INIT, notes = STRVEC_INIT;
+    cmstate_restore(root, cmake, &done, &notes);
+    for (size_t k = 0; k < done.n; k++)
+        fprintf(stderr,
+                CMD ": %s/: the shards' CMake configure state written (its configure skips "
+                    "compiler detection; --fresh-configure to not)\n",
+                done.v[k]);
+    for (size_t k = 0; k < notes.n; k++)
+        fprintf(stderr, CMD ": the shards' CMake configure state not written: %s\n", notes.v[k]);
+    sv_clear(&done);
+    sv_clear(&notes);
+}
 
 /* The link job; *remote and *run (what --remote and the run id gave) are the caller's to
  * free, whichever way it returns. */
@@ -73,6 +104,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     mo.cmd = CMD;
     mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
     const char *expect = NULL, *rate_s = "0.90", *cell = "default";
+    int fresh = 0;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
@@ -87,7 +119,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
             args_value(&a, "--min-hit-rate", &rate_s) || args_value(&a, "--cell", &cell) ||
             (args_flag(&a, "--allow-partial") && (mo.allow_partial = 1)) ||
             (args_flag(&a, "--allow-nondeterministic") && (mo.allow_nondeterministic = 1)) ||
-            jobenv_arg(&a, &o))
+            (args_flag(&a, "--fresh-configure") && (fresh = 1)) || jobenv_arg(&a, &o))
             continue;
         if (!a.error)
             args_unknown(&a);
@@ -181,8 +213,10 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     struct jobenv env;
     o.cell = mr.cell; /* a plan per cell: this cell's section */
     rc = jobenv_build(&o, &env, CMD);
-    if (rc)
+    if (rc) {
+        json_decref(mr.cmake);
         return rc;
+    }
     if (strcmp(env.fingerprint, mr.fingerprint) != 0) {
         report_error(CMD,
                      "this job's toolchain fingerprint %s differs from the shards' %s: the "
@@ -190,6 +224,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
                      env.fingerprint, mr.fingerprint);
         free(mr.root);
         free(mr.plan);
+        json_decref(mr.cmake);
         return EXIT_GUARD;
     }
     /* Without --relocatable, ccache's keys hold the absolute paths of the build. */
@@ -209,6 +244,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
                          mr.root, env.root);
         free(mr.root);
         free(mr.plan);
+        json_decref(mr.cmake);
         return EXIT_GUARD;
     }
     free(mr.root);
@@ -222,6 +258,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
                                      : "this link job runs with --reproducible and the shards "
                                        "ran without it");
         free(mr.plan);
+        json_decref(mr.cmake);
         return EXIT_GUARD;
     }
     /* a plan given here must be the shards' (merge already made them agree) */
@@ -232,11 +269,14 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
                      mr.plan ? "the plan " : "no plan", mr.plan ? mr.plan : "", env.plan_digest,
                      o.plan);
         free(mr.plan);
+        json_decref(mr.cmake);
         return EXIT_GUARD;
     }
     if (mr.plan)
         fprintf(stderr, CMD ": the shards were made with the plan %s\n", mr.plan);
     free(mr.plan);
+    restore_configure(env.root, mr.cmake, fresh);
+    json_decref(mr.cmake);
     int e = plat_unlink(env.journal);
     if (e) {
         report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal,

@@ -77,6 +77,7 @@ int cmd_merge(int argc, char **argv)
                     r.present, r.count, r.cell, r.added, r.same, r.kept, o.cache);
         free(r.root);
         free(r.plan);
+        json_decref(r.cmake);
     }
     free(o.inputs);
     return rc;

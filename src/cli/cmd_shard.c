@@ -3,6 +3,7 @@
  * artifact: manifest.json + the cache's result and manifest entries. */
 #include "args.h"
 #include "artifact.h"
+#include "cmstate.h"
 #include "ci_index.h"
 #include "cli.h"
 #include "job.h"
@@ -232,6 +233,24 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     json_object_set_new(m, "reproducible", json_boolean(env->reproducible));
     json_object_set_new(m, "run", env->run_id ? json_string(env->run_id) : json_null());
     json_object_set_new(m, "remote", env->remote ? json_string(env->remote->display) : json_null());
+    /* the CMake build directories' configure state, for the link job's configure (at the
+     * same root only: the files hold absolute paths) */
+    if (!relocatable) {
+        struct strvec notes = STRVEC_INIT;
+        json_t *cm = cmstate_collect(env->root, &notes);
+        for (size_t k = 0; k < notes.n; k++)
+            report_warning(CMD,
+                           "the CMake build directory %s: not handed to the link job, which will "
+                           "configure it afresh",
+                           notes.v[k]);
+        for (size_t k = 0; k < json_array_size(cm); k++)
+            fprintf(stderr,
+                    CMD ": shard %d/%d: the CMake configure state of %s/ is in the "
+                        "manifest (the link job's configure skips compiler detection)\n",
+                    i, n, json_string_value(json_object_get(json_array_get(cm, k), "dir")));
+        json_object_set_new(m, "cmake", cm);
+        sv_clear(&notes);
+    }
     char *s = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
     return s;

@@ -1,5 +1,6 @@
 /* merge: the checks and the union of shard artifacts (see merge.h). */
 #include "merge.h"
+#include "cmstate.h"
 #include "artifact.h"
 #include "devcode.h"
 #include "exit_status.h"
@@ -135,6 +136,16 @@ static int check_manifest(const char *cmd, struct art *a)
                 }
         }
     }
+    /* the CMake configure state the link job may write into the tree (cmstate.h) */
+    json_t *cm = json_object_get(a->m, "cmake");
+    struct strbuf why = STRBUF_INIT;
+    if (cm && cmstate_check(cm, &why) != 0) {
+        report_error(cmd, "%s: the manifest's CMake configure state (\"cmake\"): %s", a->path,
+                     sb_str(&why));
+        sb_release(&why);
+        return EXIT_IO;
+    }
+    sb_release(&why);
     a->shard = (int)json_integer_value(s);
     a->count = (int)json_integer_value(c);
     if (a->count < 1 || a->count > 100000 || a->shard < 1 || a->shard > a->count) {
@@ -160,6 +171,31 @@ static int same_identity(const struct art *a, const struct art *b)
 {
     return !strcmp(a->cell, b->cell) && !strcmp(a->fp, b->fp) && !strcmp(a->tool, b->tool) &&
            a->count == b->count && same_plan(a->plan, b->plan) && same_root(a->root, b->root);
+}
+
+/* The CMake configure state every shard recorded alike (a new reference), or NULL: some
+ * shard recorded none, or two differ (a warning names where). */
+static json_t *agreed_cmake(const struct merge_opts *o, const struct art *arts, size_t n)
+{
+    json_t *first = n ? json_object_get(arts[0].m, "cmake") : NULL;
+    if (!first || !json_array_size(first))
+        return NULL;
+    for (size_t i = 1; i < n; i++) {
+        json_t *other = json_object_get(arts[i].m, "cmake");
+        if (!other)
+            return NULL;
+        if (!json_equal(first, other)) {
+            struct strbuf d = STRBUF_INIT;
+            cmstate_diff(first, other, &d);
+            report_warning(o->cmd,
+                           "the shards' CMake configure states differ (%s: shard %d's against "
+                           "shard %d's): the link job configures afresh",
+                           sb_str(&d), arts[0].shard, arts[i].shard);
+            sb_release(&d);
+            return NULL;
+        }
+    }
+    return json_incref(first);
 }
 
 /* The TU (or output) whose result key names the cache entry rel, from all manifests. */
@@ -825,6 +861,8 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
     }
     if (rc)
         plat_rmtree(sb_str(&staging));
+    if (!rc)
+        res->cmake = agreed_cmake(o, arts, nuse);
     if (ref) {
         res->count = ref->count;
         snprintf(res->cell, sizeof res->cell, "%s", ref->cell);

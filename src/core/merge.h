@@ -37,6 +37,8 @@ struct merge_result {
     int remote_shards;    /* shards taken from the remote */
     size_t remote_entries, remote_missing; /* their entries, and those the remote lacks */
     size_t remote_fetched;                 /* the seat's store entries fetched from it */
+    json_t *cmake; /* the CMake configure state all shards recorded alike, or NULL (cmstate.h);
+                    * json_decref() it */
 };
 
 /* The artifact files the inputs name (a directory: its *.tar.zst files, sorted), each

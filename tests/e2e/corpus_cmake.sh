@@ -100,6 +100,11 @@ corpus() {
     grep -qF "$LINE, 0 stubs, $n/$n shards" "$T/link.out" ||
         fail "link job: $(tail -3 "$T/link.out")"
     ok "link job: $LINE"
+    # CMake's configure state came from the shards: no compiler identification, no ABI probe
+    grep -qF "shardcc link: build/: the shards' CMake configure state written" "$T/link.out" ||
+        fail "link job: the shards' configure state was not written: $(cat "$T/link.out")"
+    expect_eq "link job: CMake's compiler probes (its configure state came from the shards)" \
+        "$(awk -F'\t' '$1 == "SCJ2" && $7 == "probe"' .shardcc/link/journal.tsv | wc -l)" "0"
     expect_eq "link job: device-code outputs from the store" \
         "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $8 == "device" && $14 == "hit"' \
             .shardcc/link/journal.tsv | wc -l)" "$DEV"
@@ -138,9 +143,14 @@ corpus_launcher() {
             sh -c "$build" 2>"$T/shard.err" || fail "launcher: shard $i/$n failed: $(cat "$T/shard.err")"
     done
     rm -rf build
-    shardcc link --artifacts ../art-l --expect-shards "$n" -- sh -c "$build" >"$T/link.out" 2>&1 ||
-        fail "launcher: link job failed: $(cat "$T/link.out")"
+    # (and the link job's configure afresh, as in a plain build)
+    shardcc link --fresh-configure --artifacts ../art-l --expect-shards "$n" -- sh -c "$build" \
+        >"$T/link.out" 2>&1 || fail "launcher: link job failed: $(cat "$T/link.out")"
     grep -qF "$LINE" "$T/link.out" || fail "launcher: $(tail -3 "$T/link.out")"
+    grep -qF -- "--fresh-configure: the shards' CMake configure state is not used" "$T/link.out" ||
+        fail "launcher: --fresh-configure not said: $(cat "$T/link.out")"
+    [ "$(awk -F'\t' '$1 == "SCJ2" && $7 == "probe"' .shardcc/link/journal.tsv | wc -l)" -gt 0 ] ||
+        fail "launcher: --fresh-configure: CMake identified no compiler"
     grep -q "^CMAKE_CUDA_COMPILER_LAUNCHER.*CCACHE_DIR=$T/outer;ccache" build/CMakeCache.txt ||
         fail "launcher: the build does not use the launcher"
     expect_eq "launcher: results in the build's own cache" "$(find "$T/outer" -name '*R' 2>/dev/null | wc -l)" "0"

@@ -3,7 +3,8 @@
 # reason, and no cache left behind (the merge stages beside the target and renames only
 # when everything passed). Truncated, corrupt zstd, corrupt tar, empty, absolute path,
 # symlink, hard link, device, a manifest that lies both ways, a manifest that is not
-# first, and a decompression bomb. (The ../ entry, duplicates, foreign cells and
+# first, a decompression bomb, and a CMake configure state naming a directory outside the
+# root or a file that is not CMake's. (The ../ entry, duplicates, foreign cells and
 # fingerprints and nondeterministic results are in t_guards.)
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -44,6 +45,13 @@ if kind == "lies-extra":     # the archive holds an entry the manifest does not 
     body = body + [(tarfile.TarInfo("cache/y/y/yyyyR"), b"extra")]
 if kind == "not-first":
     add("cache/a/a/first")
+# a CMake configure state the link job would write outside the root, or as another file
+if kind == "cmake-escape":
+    man["cmake"] = [{"dir": "../../outside", "files": {"CMakeCache.txt": "x"}}]
+if kind == "cmake-differs": # shard 2 recorded none: merge warns, the link job configures afresh
+    man["cmake"] = [{"dir": "build", "files": {"CMakeCache.txt": "x"}}]
+if kind == "cmake-name":
+    man["cmake"] = [{"dir": "build", "files": {"CMakeCache.txt": "x", "CMakeFiles/3.25.1/evil.sh": "x"}}]
 m = json.dumps(man).encode()
 add("manifest.json", m)
 for info, data in body:
@@ -88,7 +96,8 @@ head -c 4096 /dev/urandom | zstd -q >../bad/badtar.tar.zst
 expect_io ../bad/badtar.tar.zst "cannot open: Unrecognized archive format"
 : >../bad/empty.tar.zst
 expect_io ../bad/empty.tar.zst "cannot open: Unrecognized archive format"
-for kind in absolute symlink hardlink device lies-missing lies-extra not-first bomb; do
+for kind in absolute symlink hardlink device lies-missing lies-extra not-first bomb cmake-escape \
+    cmake-name cmake-differs; do
     craft "$kind.tar.zst" "$kind"
 done
 expect_io ../bad/absolute.tar.zst 'entry "/tmp/shardcc-faults-escaped"'
@@ -100,6 +109,14 @@ expect_io ../bad/lies-missing.tar.zst 'the manifest lists "cache/z/z/zzzzR"'
 expect_io ../bad/lies-extra.tar.zst "the archive holds"
 expect_io ../bad/not-first.tar.zst 'the first member is "cache/a/a/first", not the file manifest.json'
 expect_io ../bad/bomb.tar.zst "a decompression bomb"
+expect_io ../bad/cmake-escape.tar.zst 'CMake configure state ("cmake"): build directory 1 is not a relative path inside the root'
+expect_io ../bad/cmake-name.tar.zst '"CMakeFiles/3.25.1/evil.sh" is not a file of CMake'"'"'s configure state'
+
+shardcc merge --cache ../m-differs ../bad/cmake-differs.tar.zst "$A2" >"$T/out" 2>&1 ||
+    fail "configure states that differ failed the merge: $(cat "$T/out")"
+grep -qF "the shards' CMake configure states differ (1 build directories against 0: shard 1's against shard 2's): the link job configures afresh" "$T/out" ||
+    fail "no warning for configure states that differ: $(cat "$T/out")"
+ok "configure states that differ: a warning, and the merge goes on"
 # the link job stops at the same checks, before its build
 expect_fail 4 "Truncated zstd input" shardcc link --artifacts ../bad/truncated.tar.zst "$A2" --expect-shards 2 -- ./build.sh
 [ ! -e .shardcc/link/journal.tsv ] || fail "the link job ran its build after a bad artifact"

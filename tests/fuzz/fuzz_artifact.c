@@ -173,6 +173,7 @@ static void merge(char **files, size_t n)
     sb_release(&staging);
     free(r.root);
     free(r.plan);
+    json_decref(r.cmake);
     free(cache);
     fuzz_remove("cache");
 }

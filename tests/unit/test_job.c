@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmstate.h"
 #include "job.h"
 #include "jrnl.h"
 #include "platform.h"
@@ -111,6 +112,173 @@ static void test_journal_strict_numbers(void **state)
     unlink(path);
 }
 
+/* one build directory's state with the given dir and file name, for cmstate_check */
+static int check_one(const char *dir, const char *name)
+{
+    json_t *v =
+        json_pack("[{s:s, s:{s:s, s:s}}]", "dir", dir, "files", "CMakeCache.txt", "x", name, "y");
+    struct strbuf err = STRBUF_INIT;
+    int rc = cmstate_check(v, &err);
+    json_decref(v);
+    sb_release(&err);
+    return rc;
+}
+
+static void test_cmstate_check(void **state)
+{
+    (void)state;
+    assert_int_equal(check_one("build", "CMakeFiles/3.25.1/CMakeSystem.cmake"), 0);
+    assert_int_equal(check_one("a/b-c/build", "CMakeFiles/3.31.0-rc2/CMakeCUDACompiler.cmake"), 0);
+    assert_int_equal(check_one("build", "CMakeFiles/4.0.3/CMakeASM-ATTCompiler.cmake"), 0);
+    assert_int_equal(check_one("build", "CMakeCache.txt"), 0);
+    /* directories outside the root, hidden or not plain */
+    const char *dirs[] = {"",   "/tmp/build", "../build",   "a/../b", "a/./b", "a//b",
+                          "a/", ".git",       "a/.shardcc", "a\\b",   "a\nb"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        assert_int_equal(check_one(dirs[i], "CMakeCache.txt"), -1);
+    /* files that are not CMake's configure state */
+    const char *names[] = {"CMakeFiles/3.25.1/evil.sh",
+                           "CMakeFiles/x/CMakeSystem.cmake",
+                           "CMakeFiles/3.25.1/../../x/CMakeSystem.cmake",
+                           "CMakeFiles/3.25.1/sub/CMakeSystem.cmake",
+                           "CMakeFiles/3.25.1/CMakeCompiler.cmake",
+                           "CMakeFiles/3.25.1/CMake$Compiler.cmake",
+                           "build.ninja",
+                           "CMakeFiles//CMakeSystem.cmake"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        assert_int_equal(check_one("build", names[i]), -1);
+    struct strbuf err = STRBUF_INIT;
+    json_t *v = json_pack("[{s:s, s:{s:s}}]", "dir", "b", "files", "CMakeFiles/3/CMakeSystem.cmake",
+                          "x"); /* no CMakeCache.txt */
+    assert_int_equal(cmstate_check(v, &err), -1);
+    json_decref(v);
+    v = json_pack("[{s:s, s:{s:s}}, {s:s, s:{s:s}}]", "dir", "b", "files", "CMakeCache.txt", "x",
+                  "dir", "b", "files", "CMakeCache.txt", "y"); /* twice */
+    assert_int_equal(cmstate_check(v, &err), -1);
+    json_decref(v);
+    v = json_pack("{s:s}", "dir", "b"); /* not an array */
+    assert_int_equal(cmstate_check(v, &err), -1);
+    json_decref(v);
+    v = json_pack("[{s:s, s:{s:i}}]", "dir", "b", "files", "CMakeCache.txt", 1); /* not text */
+    assert_int_equal(cmstate_check(v, &err), -1);
+    json_decref(v);
+    v = json_array();
+    for (int i = 0; i <= CMSTATE_MAX_DIRS; i++) {
+        char d[16];
+        snprintf(d, sizeof d, "b%d", i);
+        json_array_append_new(
+            v, json_pack("{s:s, s:{s:s}}", "dir", d, "files", "CMakeCache.txt", "x"));
+    }
+    assert_int_equal(cmstate_check(v, &err), -1);
+    json_decref(v);
+    sb_release(&err);
+}
+
+static void put(const char *root, const char *rel, const char *text)
+{
+    struct strbuf p = STRBUF_INIT;
+    sb_addf(&p, "%s/%s", root, rel);
+    char *slash = strrchr(p.buf, '/');
+    *slash = '\0';
+    assert_int_equal(plat_mkdir_p(sb_str(&p)), 0);
+    *slash = '/';
+    assert_int_equal(plat_write_atomic(sb_str(&p), text, strlen(text)), 0);
+    sb_release(&p);
+}
+
+static void put_build(const char *root, const char *rel, const char *made_at)
+{
+    struct strbuf t = STRBUF_INIT, p = STRBUF_INIT;
+    sb_addf(&t,
+            "# comment\nCMAKE_CACHEFILE_DIR:INTERNAL=%s\nCMAKE_CACHE_MAJOR_VERSION:INTERNAL=3\n"
+            "CMAKE_CACHE_MINOR_VERSION:INTERNAL=25\nCMAKE_CACHE_PATCH_VERSION:INTERNAL=1\n",
+            made_at);
+    sb_addf(&p, "%s/CMakeCache.txt", rel);
+    put(root, sb_str(&p), sb_str(&t));
+    const char *files[] = {"CMakeSystem.cmake", "CMakeCUDACompiler.cmake", "CMakeCXXCompiler.cmake",
+                           "CompilerIdCUDA/a.out", "CMakeDetermineCompilerABI_CUDA.bin"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        sb_reset(&p);
+        sb_addf(&p, "%s/CMakeFiles/3.25.1/%s", rel, files[i]);
+        put(root, sb_str(&p), files[i]);
+    }
+    sb_reset(&p);
+    sb_addf(&p, "%s/CMakeFiles/CMakeScratch/x", rel);
+    put(root, sb_str(&p), "scratch");
+    sb_release(&t);
+    sb_release(&p);
+}
+
+static void test_cmstate_round_trip(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/shardcc-cmstate-XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    struct strbuf b = STRBUF_INIT, c = STRBUF_INIT;
+    sb_addf(&b, "%s/out/build", tmpl);
+    put_build(tmpl, "out/build", sb_str(&b));
+    put_build(tmpl, "copied", "/elsewhere/copied"); /* made at another path */
+    put_build(tmpl, ".hidden/build", "/x");         /* not looked into */
+    put_build(tmpl, "out/build/nested", "/y");      /* inside a build directory */
+    put(tmpl, "src/a.cu", "__global__ void k() {}\n");
+    struct strvec notes = STRVEC_INIT, done = STRVEC_INIT;
+    json_t *v = cmstate_collect(tmpl, &notes);
+    assert_int_equal(json_array_size(v), 1);
+    json_t *d = json_array_get(v, 0);
+    assert_string_equal(json_string_value(json_object_get(d, "dir")), "out/build");
+    json_t *files = json_object_get(d, "files");
+    assert_int_equal(json_object_size(files), 4); /* the cache, the system, two compilers */
+    assert_non_null(json_object_get(files, "CMakeFiles/3.25.1/CMakeCUDACompiler.cmake"));
+    assert_null(json_object_get(files, "CMakeFiles/3.25.1/CMakeDetermineCompilerABI_CUDA.bin"));
+    assert_int_equal(notes.n, 1);
+    assert_non_null(
+        strstr(notes.v[0], "copied: its CMakeCache.txt was made at \"/elsewhere/copied\""));
+    struct strbuf err = STRBUF_INIT;
+    assert_int_equal(cmstate_check(v, &err), 0);
+
+    /* into a fresh tree: written, the same bytes */
+    sb_addf(&c, "%s/out", tmpl);
+    assert_int_equal(plat_rmtree(sb_str(&c)), 0);
+    sv_clear(&notes);
+    assert_int_equal(cmstate_restore(tmpl, v, &done, &notes), 0);
+    assert_int_equal(done.n, 1);
+    assert_int_equal(notes.n, 0);
+    json_t *again = cmstate_collect(tmpl, &notes);
+    assert_true(json_equal(again, v));
+    json_decref(again);
+    /* a configured directory is left as it is */
+    sv_clear(&notes);
+    sv_clear(&done);
+    assert_int_equal(cmstate_restore(tmpl, v, &done, &notes), 0);
+    assert_int_equal(done.n, 0);
+    assert_non_null(strstr(notes.v[0], "already configured here"));
+    /* a symbolic link on the way is not followed */
+    assert_int_equal(plat_rmtree(sb_str(&c)), 0);
+    assert_int_equal(plat_symlink("/tmp", sb_str(&c)), 0);
+    sv_clear(&notes);
+    assert_int_equal(cmstate_restore(tmpl, v, &done, &notes), 0);
+    assert_int_equal(done.n, 0);
+    assert_non_null(strstr(notes.v[0], "symbolic link"));
+    /* a cache made at another root is not written */
+    assert_int_equal(plat_unlink(sb_str(&c)), 0);
+    sv_clear(&notes);
+    assert_int_equal(cmstate_restore("/tmp/another-root", v, &done, &notes), 0);
+    assert_int_equal(done.n, 0);
+    assert_non_null(strstr(notes.v[0], "made at another path"));
+    /* where the two states differ */
+    json_object_set_new(files, "CMakeCache.txt", json_string("changed"));
+    cmstate_diff(v, again = cmstate_collect(tmpl, &notes), &err);
+    assert_string_equal(sb_str(&err), "1 build directories against 0");
+    json_decref(again);
+    json_decref(v);
+    sv_clear(&notes);
+    sv_clear(&done);
+    sb_release(&err);
+    sb_release(&b);
+    sb_release(&c);
+    plat_rmtree(tmpl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +287,8 @@ int main(void)
         cmocka_unit_test(test_bindir),
         cmocka_unit_test(test_run_build),
         cmocka_unit_test(test_journal_strict_numbers),
+        cmocka_unit_test(test_cmstate_check),
+        cmocka_unit_test(test_cmstate_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
