@@ -198,6 +198,20 @@ static json_t *agreed_cmake(const struct merge_opts *o, const struct art *arts, 
     return json_incref(first);
 }
 
+/* Whether the staged entry rel is a manifest of the seat's store (devcode.h), which,
+ * like ccache's direct-mode manifests, two shards may write differently (the first kept). */
+static int is_devcode_manifest(const char *staging, const char *rel)
+{
+    struct strbuf p = STRBUF_INIT, head = STRBUF_INIT;
+    sb_addf(&p, "%s/%s", staging, rel);
+    size_t n = strlen(DEVCODE_MANIFEST_TAG);
+    int yes = rel[strlen(rel) - 1] == 'D' && plat_read_file_max(sb_str(&p), 1u << 24, &head) == 0 &&
+              head.len >= n && memcmp(head.buf, DEVCODE_MANIFEST_TAG, n) == 0;
+    sb_release(&p);
+    sb_release(&head);
+    return yes;
+}
+
 /* The TU (or output) whose result key names the cache entry rel, from all manifests. */
 static const char *tu_of_entry(const struct art *arts, size_t n, const char *rel, int *pinned)
 {
@@ -817,6 +831,10 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         json_array_foreach(diff, k, d)
         {
             const char *rel = json_string_value(json_object_get(d, "rel"));
+            if (is_devcode_manifest(sb_str(&staging), rel)) {
+                res->kept++; /* the seat's manifests, as ccache's: one is kept */
+                continue;
+            }
             int pinned;
             const char *tu = tu_of_entry(arts, n, rel, &pinned);
             if (pinned) {

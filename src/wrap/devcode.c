@@ -198,3 +198,89 @@ void devcode_depfile(const struct strvec *targets, const struct strvec *deps, st
     }
     sb_addc(out, '\n');
 }
+
+void devcode_manifest_key(const struct wrap_config *cfg, const char *fingerprint,
+                          const char *extrafiles, const struct strvec *key_args, char mkey[65])
+{
+    struct sha256 s;
+    sha256_init(&s);
+    sha256_update_str(&s, DEVCODE_MANIFEST_TAG);
+    sha256_update_str(&s, fingerprint ? fingerprint : "");
+    sha256_update_str(&s, extrafiles ? extrafiles : "");
+    char *cwd = root_relative(cfg->root, cfg->cwd);
+    sha256_update_str(&s, cwd);
+    free(cwd);
+    for (size_t i = 0; i < key_args->n; i++)
+        sha256_update_str(&s, key_args->v[i]);
+    unsigned char d[32];
+    sha256_final(&s, d);
+    sha256_hex(d, mkey);
+}
+
+/* The SHA-256 (hex) of the file path (relative to cfg->cwd). 0 or an errno. */
+static int file_digest(const struct wrap_config *cfg, const char *path, char hex[65])
+{
+    struct strbuf abs = STRBUF_INIT, data = STRBUF_INIT;
+    path_absolute(cfg->cwd, path, &abs);
+    int e = plat_read_file_max(sb_str(&abs), DEVCODE_FILE_MAX, &data);
+    if (!e) {
+        unsigned char d[32];
+        struct sha256 f;
+        sha256_init(&f);
+        sha256_update(&f, data.buf ? data.buf : "", data.len);
+        sha256_final(&f, d);
+        sha256_hex(d, hex);
+    }
+    sb_release(&abs);
+    sb_release(&data);
+    return e;
+}
+
+int devcode_manifest_text(const struct wrap_config *cfg, const char *key, const struct strvec *deps,
+                          struct strbuf *out)
+{
+    sb_addf(out, "%skey %s\n", DEVCODE_MANIFEST_TAG, key);
+    for (size_t i = 0; i < deps->n; i++) {
+        char hex[65];
+        if (strchr(deps->v[i], '\n') || !*deps->v[i] || file_digest(cfg, deps->v[i], hex))
+            return -1;
+        sb_addf(out, "dep %s %s\n", hex, deps->v[i]);
+    }
+    return 0;
+}
+
+static int hex64(const char *s)
+{
+    for (int i = 0; i < 64; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+int devcode_manifest_match(const struct wrap_config *cfg, const char *text, char key[65],
+                           struct strvec *deps)
+{
+    size_t tag = strlen(DEVCODE_MANIFEST_TAG);
+    const char *p = text;
+    if (strncmp(p, DEVCODE_MANIFEST_TAG, tag) != 0 || strncmp(p + tag, "key ", 4) != 0 ||
+        !hex64(p + tag + 4) || p[tag + 68] != '\n')
+        return -1;
+    memcpy(key, p + tag + 4, 64);
+    key[64] = '\0';
+    int ok = 1;
+    for (p += tag + 69; ok && *p;) {
+        const char *nl = strchr(p, '\n');
+        char hex[65];
+        if (!nl || nl - p < 70 || strncmp(p, "dep ", 4) != 0 || !hex64(p + 4) || p[68] != ' ') {
+            ok = 0;
+            break;
+        }
+        char *path = xstrndup(p + 69, (size_t)(nl - p - 69));
+        ok = file_digest(cfg, path, hex) == 0 && memcmp(hex, p + 4, 64) == 0;
+        sv_push_owned(deps, path);
+        p = nl + 1;
+    }
+    if (!ok || !deps->n)
+        sv_clear(deps);
+    return ok && deps->n ? 0 : -1;
+}

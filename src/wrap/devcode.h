@@ -60,6 +60,31 @@ int devcode_store_put(const char *path, const void *data, size_t len);
  * what it used. 1 when it was copied, 0 when not. */
 int devcode_store_seed(const char *key, const char *entry);
 
+/* The manifest of a call (as ccache's direct mode has one): what its key covers but the
+ * files' contents, stored as an entry of its own under the manifest key, so that a job
+ * that finds every file as the manifest recorded it knows the key without the dependency
+ * run (nvcc -M, the host preprocessor: most of a hit's time). Like ccache's direct mode it
+ * does not see a header that newly shadows a recorded one. Text:
+ *   shardcc-devcode-manifest-1
+ *   key <64 hex digits>
+ *   dep <SHA-256 of the file> <path as nvcc -M named it>     (one per file) */
+#define DEVCODE_MANIFEST_TAG "shardcc-devcode-manifest-1\n"
+
+/* The manifest key: the tag, the toolchain, the key's arguments and the directory the call
+ * ran in (root-relative: the recorded paths are relative to it). */
+void devcode_manifest_key(const struct wrap_config *cfg, const char *fingerprint,
+                          const char *extrafiles, const struct strvec *key_args, char mkey[65]);
+
+/* The manifest text of key over deps (read relative to cfg->cwd). 0, or -1 when a path
+ * holds a newline or a file cannot be read. */
+int devcode_manifest_text(const struct wrap_config *cfg, const char *key, const struct strvec *deps,
+                          struct strbuf *out);
+
+/* Whether every file of a manifest's text (from the store: untrusted) has the recorded
+ * contents: 0 with key (64 hex digits) and deps filled, else -1 (deps emptied). */
+int devcode_manifest_match(const struct wrap_config *cfg, const char *text, char key[65],
+                           struct strvec *deps);
+
 /* A make rule "targets: deps" (targets already make-quoted; spaces in deps escaped). */
 void devcode_depfile(const struct strvec *targets, const struct strvec *deps, struct strbuf *out);
 

@@ -705,16 +705,38 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
     sv_push(&dep_args, w->real);
     key_nvcc_spelling(w);
     devcode_args(&w->cfg, &call->argv, &key_args, &dep_args, sb_str(&depout));
-    int flags = CHILD_DROP_NVCC_FLAGS;
-    int st = run_child(w, w->real, sv_argv(&dep_args), flags, NULL, NULL);
-    char key[65] = "";
-    int e = st ? -1 : plat_read_file_max(sb_str(&depout), DEVCODE_FILE_MAX, &text);
-    plat_unlink(sb_str(&depout));
-    if (!e && devcode_parse_deps(sb_str(&text), &deps) != 0)
-        e = -1;
-    if (!e)
-        e = devcode_key(&w->cfg, getenv("CCACHE_COMPILERCHECK"), getenv("CCACHE_EXTRAFILES"),
-                        &key_args, &deps, key, &err);
+    int flags = CHILD_DROP_NVCC_FLAGS, st = 0, e = 0;
+    const char *fp = getenv("CCACHE_COMPILERCHECK"), *extra = getenv("CCACHE_EXTRAFILES");
+    char key[65] = "", mkey[65];
+    /* the manifest first: every file as it recorded them gives the key without nvcc -M */
+    struct strbuf mentry = STRBUF_INIT;
+    devcode_manifest_key(&w->cfg, fp, extra, &key_args, mkey);
+    devcode_entry_path(cache, mkey, &mentry);
+    devcode_store_seed(mkey, sb_str(&mentry));
+    int from_manifest = plat_read_file_max(sb_str(&mentry), 1u << 24, &text) == 0 &&
+                        devcode_manifest_match(&w->cfg, sb_str(&text), key, &deps) == 0;
+    if (from_manifest) {
+        devcode_entry_path(cache, key, &entry);
+        devcode_store_seed(key, sb_str(&entry));
+        from_manifest = plat_file_exists(sb_str(&entry));
+        if (!from_manifest)
+            sv_clear(&deps);
+    }
+    sb_reset(&text);
+    if (!from_manifest) {
+        st = run_child(w, w->real, sv_argv(&dep_args), flags, NULL, NULL);
+        e = st ? -1 : plat_read_file_max(sb_str(&depout), DEVCODE_FILE_MAX, &text);
+        plat_unlink(sb_str(&depout));
+        if (!e && devcode_parse_deps(sb_str(&text), &deps) != 0)
+            e = -1;
+        if (!e)
+            e = devcode_key(&w->cfg, fp, extra, &key_args, &deps, key, &err);
+        /* the manifest for the next job (the shards write the same bytes) */
+        sb_reset(&text);
+        if (!e && devcode_manifest_text(&w->cfg, key, &deps, &text) == 0)
+            devcode_store_put(sb_str(&mentry), text.buf, text.len);
+    }
+    sb_release(&mentry);
     if (e > 0 && err.len)
         fprintf(stderr,
                 "shardcc: nvcc seat: warning: %s: cannot read %s for the key of \"%s\": %s\n",

@@ -63,8 +63,8 @@ corpus() {
         expect_eq "shard $i/$n: pinned TUs compiled" "$(journal_count "$j" tu pin 0)" "2"
         expect_eq "shard $i/$n: device-code outputs made (never stubbed)" \
             "$(journal_count "$j" tu device 0)" "$DEV"
-        expect_eq "shard $i/$n: device-code outputs in its artifact" "$(tar --zstd -tf \
-            "../art/shard-corpus-$i-of-$n.tar.zst" | grep -c 'D$')" "$DEV"
+        expect_eq "shard $i/$n: device-code outputs and their manifests in its artifact" \
+            "$(tar --zstd -tf "../art/shard-corpus-$i-of-$n.tar.zst" | grep -c 'D$')" "$((2 * DEV))"
         [ -x build/gen_table ] && ! is_placeholder build/gen_table ||
             fail "shard $i/$n: the pinned generator is not a real program"
         placeholders=$(journal_count "$j" link placeholder 0)

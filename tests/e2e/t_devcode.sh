@@ -38,8 +38,8 @@ for i in 1 2; do
     expect_eq "shard $i/2: device-code outputs made" "$(journal_count "$j" tu device 0)" "2"
     cmp -s out/k.fatbin plain/k.fatbin || [ -s out/k.fatbin ] || fail "shard $i/2: k.fatbin is empty"
     grep -q "include/scale.h" out/k.fatbin.d || fail "shard $i/2: the depfile lacks the header"
-    expect_eq "shard $i/2: D entries in the artifact" \
-        "$(tar --zstd -tf "../art/shard-dev-$i-of-2.tar.zst" | grep -c 'D$')" "2"
+    expect_eq "shard $i/2: D entries in the artifact (2 outputs, their 2 manifests)" \
+        "$(tar --zstd -tf "../art/shard-dev-$i-of-2.tar.zst" | grep -c 'D$')" "4"
 done
 grep -q "2 device-code outputs (made in every shard)" "$T/shard.err" ||
     fail "the shard's summary does not count them: $(cat "$T/shard.err")"
@@ -59,6 +59,26 @@ grep -q "include/scale.h" out/k.fatbin.d && grep -q "^out/k.fatbin:" out/k.fatbi
 ok "link job: the hit's depfile names its target and the header"
 expect_eq "summary.json: device" \
     "$(python3 -c 'import json; print(json.load(open(".shardcc/link/summary.json"))["device"])')" "2"
+# The store's manifest gave the link job the key without the dependency run (nvcc -M, the
+# host preprocessor): a hit costs less than a third of that run alone.
+m=$(grep -rl "^key $(awk -F'\t' '$1 == "SCJ2" && $8 == "device" {print $15; exit}' .shardcc/link/journal.tsv)" .shardcc/link/cache)
+[ -n "$m" ] && grep -q "^dep [0-9a-f]\{64\} .*include/scale.h$" "$m" ||
+    fail "no manifest names the hit's key and the header: $(ls -R .shardcc/link/cache)"
+ok "the store holds the manifest of the hit: its key and the header"
+dep_ms=$(python3 - <<'PY'
+import subprocess, time
+best = 1e9
+for _ in range(3):
+    t = time.monotonic()
+    subprocess.run(["nvcc", "-ptx", "-arch=sm_90", "-Iinclude", "-M", "-MF", "/dev/null", "src/k.cu"], check=True)
+    best = min(best, time.monotonic() - t)
+print(int(best * 1000))
+PY
+)
+hit_ms=$(awk -F'\t' '$1 == "SCJ2" && $8 == "device" && $10 > m {m = $10} END {print int(m / 1000)}' .shardcc/link/journal.tsv)
+[ $((hit_ms * 3)) -lt "$dep_ms" ] ||
+    fail "a hit took ${hit_ms} ms, the dependency run alone ${dep_ms} ms: was the manifest used?"
+ok "a hit takes ${hit_ms} ms, the dependency run alone ${dep_ms} ms (the manifest spared it)"
 
 # the key follows the header: a changed header is a miss (and the new bytes), not a hit
 printf '#define SCALE 3.0f\n' >include/scale.h
