@@ -4,8 +4,10 @@ a -fatbin and a PTX step, a generator pinned), as a ratio to the unsharded build
 in the same `shardcc local` run, with where the link job's time went (configure, compiles,
 links and other nvcc calls, other). Goal (ISSUE 13): link job <= 10 % of the unsharded
 build. Run for one architecture (sm_90, as the tests build it) and for four (75;80;86;90,
-as farm packages build), since the link job's fixed part (CMake's configure, the links)
-does not grow with the architectures and the compiles do.
+as farm packages build), since the link job's fixed part (the links) does not grow with the
+architectures and the compiles do; the four twice, with the default (each TU of 4 real
+architectures is split, and the link job assembles it: cudafe++, the device items' keys,
+the host compile) and with --split-archs 0 (whole TUs, hits in the link job).
 
 Writes bench/results/corpus_link_cost.txt. Exit status 0 whether or not the goal is met."""
 import argparse
@@ -21,13 +23,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
 
 
-def local(shardcc, work, archs, n):
-    proj = os.path.join(work, "proj-" + archs.replace(";", "-"))
+def local(shardcc, work, archs, n, extra):
+    proj = os.path.join(work, "proj-" + archs.replace(";", "-") + "".join(extra).replace("-", ""))
     shutil.copytree(os.path.join(SRC, "tests", "corpus", "cmake"), proj)
     build = ("cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CUDA_ARCHITECTURES=%s' "
              ">/dev/null && cmake --build build >/dev/null" % archs)
-    p = subprocess.run([shardcc, "local", "-n", str(n), "--pin", "tools/*", "--clean", "rm -rf build",
-                        "--", "sh", "-c", build], cwd=proj, capture_output=True, text=True)
+    p = subprocess.run([shardcc, "local", "-n", str(n), "--pin", "tools/*", "--clean", "rm -rf build"] + extra +
+                       ["--", "sh", "-c", build], cwd=proj, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("bench: shardcc local failed:\n" + p.stdout + p.stderr)
     m = re.search(r"unsharded build ([\d.]+) s", p.stdout)
@@ -50,9 +52,12 @@ def main():
         say("cmake: %s" % benchlib.first_line(["cmake", "--version"]))
         say("shardcc: %s" % benchlib.first_line([shardcc, "--version"]))
         say()
-        for archs in ("90", "75;80;86;90"):
-            base, link, rate, when, table = local(shardcc, work, archs, a.n)
-            say("tests/corpus/cmake, CMAKE_CUDA_ARCHITECTURES=%s, N=%d, --pin 'tools/*':" % (archs, a.n))
+        # four architectures twice: the default splits each TU (4 real architectures: shardcc
+        # env --split-archs), whose host side the link job then compiles; --split-archs 0 not
+        for archs, extra in (("90", []), ("75;80;86;90", []), ("75;80;86;90", ["--split-archs", "0"])):
+            base, link, rate, when, table = local(shardcc, work, archs, a.n, extra)
+            say("tests/corpus/cmake, CMAKE_CUDA_ARCHITECTURES=%s, N=%d, --pin 'tools/*'%s:" %
+                (archs, a.n, "".join(" " + x for x in extra)))
             for line in table.strip().splitlines():
                 say("   " + line)
             say("   link %.1f s / unsharded %.1f s = %.3f (goal <= 0.10) - %s, link hit rate %.1f%%" %
