@@ -6,9 +6,10 @@ A project shaped like the measured case: one heavy TU built for 8 real architect
 built by make -j1 (one compile at a time, as a CI job whose cores one compile fills). Three
 runs of shardcc local -n 4, side by side in one session, each with its own unsharded build:
 
-  a. split, hash partition of the items (the default: 8 architectures >= 4);
-  b. TU-level (--split-archs 0: the heavy TU is one shard's);
-  c. split, with the plan shardcc plan makes from run a's artifacts.
+  a. split, hash partition of the items (--split-archs 4: 8 architectures >= 4);
+  b. TU-level (the default, --split-archs 0: the heavy TU is one shard's);
+  c. split, with the plan shardcc plan makes from run b's artifacts (whole TUs, whose
+     device items the shards timed: one TU-level run is enough to plan the split).
 
 Makespan = the slowest shard's wall time + the link job's, each measured (shardcc local runs
 the jobs one after the other and times each); the ratio is against the unsharded build of
@@ -18,6 +19,7 @@ preprocessor for its key and the store's entry, fatbinary, the host compile) aga
 TU's compile in the unsharded build: goal <= 0.25. Every run's products are the unsharded
 build's byte for byte (--compare). Writes bench/results/split_makespan.txt."""
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -118,16 +120,16 @@ def main():
             % (len(ARCHS), ",".join("sm_%d" % x for x in ARCHS), LIGHT))
         say()
         runs = {}
-        runs["split"] = local(shardcc, d, [], say, "split")
+        runs["split"] = local(shardcc, d, ["--split-archs", "4"], say, "split")
         base_j = os.path.join(d, ".shardcc", "local", "baseline.tsv")
         heavy_plain, _ = journal_tu(base_j, "src/heavy.cu")
         light_plain = sum(journal_tu(base_j, "src/light%d.cu" % i)[0] for i in range(LIGHT))
         asm, items = journal_tu(os.path.join(d, ".shardcc", "link", "journal.tsv"), "src/heavy.cu")
         fetch = sum(int(x[7]) for x in items) / 1e6
         hits = sum(1 for x in items if x[6] == "hit")
-        arts = os.path.join(work, "art-split")
+        runs["tu-level"] = local(shardcc, d, [], say, "tu-level")
+        arts = os.path.join(work, "art-whole")
         subprocess.run(["cp", "-r", os.path.join(d, ".shardcc", "local", "artifacts"), arts], check=True)
-        runs["tu-level"] = local(shardcc, d, ["--split-archs", "0"], say, "tu-level")
         plan = os.path.join(work, "plan.json")
         subprocess.run([shardcc, "plan", "-n", "4", "-o", plan, arts], check=True, capture_output=True)
         runs["split, planned"] = local(shardcc, d, ["--plan", plan], say, "planned")
@@ -137,6 +139,9 @@ def main():
         say("  %-16s %12s %12s %10s %12s %8s   %s" % ("N = 4", "unsharded s", "slowest s", "link s",
                                                     "makespan s", "ratio", "shards' wall s"))
         goal = {"split": (0.35, "<="), "split, planned": (0.35, "<="), "tu-level": (0.80, ">=")}
+        with open(plan) as f:
+            placed = sorted(k for k in json.load(f)["assign"] if "#" in k)
+        say("the plan from the TU-level run's artifacts places %d items: %s" % (len(placed), " ".join(placed)))
         for k in ("split", "split, planned", "tu-level"):
             r = runs[k]
             ratio = r["makespan"] / r["base"]

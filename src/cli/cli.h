@@ -21,8 +21,8 @@
     "                   the same bytes for the same -o in every job (default: on where nvcc\n"     \
     "                   has the objtemp option; see shardcc env)\n"                                \
     "  --split-archs N  split a reproducible TU with N real architectures or more into\n"          \
-    "                   device items that different shards own (default 4; 0: never;\n"            \
-    "                   SHARDCC_SPLIT_ARCHS; see shardcc env)\n"
+    "                   device items that different shards own (default 0: only what a\n"          \
+    "                   plan splits; SHARDCC_SPLIT_ARCHS; see shardcc env)\n"
 #define CLI_HELP_SEED                                                                              \
     "  --seed-from SRC  a warm start (read-only): an earlier run's artifact, a directory of\n"     \
     "                   artifacts, a ccache directory or a remote storage URL; TUs that did\n"     \

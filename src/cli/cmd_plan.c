@@ -210,7 +210,11 @@ static int read_artifact(const char *path, struct costs *c, int sources, struct 
             json_is_true(json_object_get(t, "device")))
             continue;
         double s = json_number_value(json_object_get(t, "seconds"));
-        if (d && !strcmp(d, "split")) { /* the device items this shard compiled */
+        int owned_ok =
+            d && !strcmp(d, "owned") && json_integer_value(json_object_get(t, "status")) == 0;
+        /* the device items this shard compiled: a split TU's (stored), or those of a TU it
+         * compiled whole, timed in that compile (whole), which a plan may split */
+        if ((d && !strcmp(d, "split")) || owned_ok) {
             size_t q;
             json_t *it;
             json_int_t shard = json_integer_value(json_object_get(m, "shard"));
@@ -219,7 +223,7 @@ static int read_artifact(const char *path, struct costs *c, int sources, struct 
                 const char *name = json_string_value(json_object_get(it, "item"));
                 const char *out = json_string_value(json_object_get(it, "outcome"));
                 double is = json_number_value(json_object_get(it, "seconds"));
-                if (sources || !name || !out || strcmp(out, "stored") ||
+                if (sources || !name || !out || strcmp(out, owned_ok ? "whole" : "stored") ||
                     json_integer_value(json_object_get(it, "owner")) != shard)
                     continue;
                 if (!plan_seconds_ok(is)) {
@@ -237,10 +241,8 @@ static int read_artifact(const char *path, struct costs *c, int sources, struct 
                     add_cost(mine, sb_str(&ik), is);
                 sb_release(&ik);
             }
-            if (sources)
-                add_cost(c, key, -1);
-        } else if (d && !strcmp(d, "owned") &&
-                   json_integer_value(json_object_get(t, "status")) == 0) {
+        }
+        if (owned_ok) {
             if (!plan_seconds_ok(s)) {
                 report_error(CMD,
                              "%s: the manifest gives a TU the compile time %g, not a number "
@@ -456,11 +458,13 @@ static int read_text(const char *path, struct costs *c, int sources)
             } else if (sources)
                 add_cost(c, r->key, -1);
         }
-        /* split TUs' device items, compiled in a shard (stored) or in the link job (miss) */
+        /* device items: a split TU's, compiled in a shard (stored) or in the link job (miss),
+         * and a whole compile's (whole: measured in the TU's compile) */
         for (size_t k = 0; k < j.nitems && !sources; k++) {
             const struct jitem *it = &j.items[k];
             const struct jrec *r = &j.r[it->rec];
-            if (!r->key || (strcmp(it->outcome, "stored") && strcmp(it->outcome, "miss")))
+            if (!r->key || (strcmp(it->outcome, "stored") && strcmp(it->outcome, "miss") &&
+                            strcmp(it->outcome, "whole")))
                 continue;
             if (!plan_seconds_ok((double)it->us / 1e6)) {
                 report_error(CMD,

@@ -49,6 +49,35 @@ static int fail(const struct wrap *w, int code, const char *fmt, ...) SHARDCC_PR
  * journal record; and the file in which ccache's child says so (PIPELINE_NOTE_ENV). */
 static struct strbuf fallback_why = STRBUF_INIT;
 static const char *pipeline_note;
+/* In a shard, the device items of a TU ccache's child compiled whole, with their times
+ * (the note's "item" lines): journaled as item lines, outcome "whole", for shardcc plan. */
+static struct split_item *whole_items;
+static size_t whole_n;
+
+/* The note's "item<TAB>NAME<TAB>REAL<TAB>US" line into whole_items. */
+static void note_item(const char *line, size_t len, int shard)
+{
+    char name[32], real[96];
+    unsigned long long us;
+    char *copy = xstrndup(line, len);
+    /* REAL is empty for PTX only: "item\tcompute_90\t\t123" */
+    int ok = sscanf(copy, "item\t%31[^\t]\t%95[^\t]\t%llu", name, real, &us) == 3;
+    if (!ok && sscanf(copy, "item\t%31[^\t]\t\t%llu", name, &us) == 2) {
+        real[0] = '\0';
+        ok = 1;
+    }
+    free(copy);
+    if (!ok || whole_n >= 64)
+        return;
+    whole_items = xrealloc(whole_items, (whole_n + 1) * sizeof *whole_items);
+    struct split_item *r = &whole_items[whole_n++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->real, sizeof r->real, "%s", real);
+    snprintf(r->outcome, sizeof r->outcome, "whole");
+    r->owner = shard;
+    r->us = us;
+}
 
 /* "link job" or "plain build": the job a refused link belongs to */
 static const char *job_name(const struct wrap *w)
@@ -669,10 +698,16 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     collect_ccache_log(logvar, mfd, sb_str(&log), outcome);
     if (pipeline_note) {
         struct strbuf text = STRBUF_INIT;
-        if ((nfd >= 0 ? plat_read_fd(nfd, &text) : plat_read_file(sb_str(&note), &text)) == 0 &&
-            strncmp(sb_str(&text), "fallback\t", 9) == 0) {
-            const char *why = sb_str(&text) + 9, *nl = strchr(why, '\n');
-            sb_add(&fallback_why, why, nl ? (size_t)(nl - why) : strlen(why));
+        if ((nfd >= 0 ? plat_read_fd(nfd, &text) : plat_read_file(sb_str(&note), &text)) == 0) {
+            for (const char *l = sb_str(&text); *l;) {
+                const char *nl = strchr(l, '\n');
+                size_t len = nl ? (size_t)(nl - l) : strlen(l);
+                if (strncmp(l, "fallback\t", 9) == 0 && !fallback_why.len)
+                    sb_add(&fallback_why, l + 9, len - 9);
+                else if (strncmp(l, "item\t", 5) == 0 && w->cfg.phase == PHASE_SHARD)
+                    note_item(l, len, w->cfg.shard);
+                l += len + (nl != NULL);
+            }
         }
         if (nfd < 0)
             plat_unlink(sb_str(&note));
@@ -1317,8 +1352,8 @@ int main(int argc, char **argv)
                 ? &call.argv
                 : NULL,
             fallback_why.len ? sb_str(&fallback_why) : NULL,
-            po.items,
-            po.n,
+            po.n ? po.items : whole_items,
+            po.n ? po.n : whole_n,
             outcome.remote};
         status = journal_finish(&w, journal_fd, w.journal, &r, status);
     }

@@ -2,6 +2,7 @@
 #include "pipeline.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,22 +281,52 @@ static int run_around_items(const struct dr_plan *plan, const struct dr_item *ho
 /* Runs the steps, one after the other in the plan's order; under --threads N the device
  * items (dryrun.h) run N at once, between the host steps they need (the preprocessor and
  * cudafe++, which writes the module id) and the host steps that need them. */
-static int run_steps(const struct dr_plan *plan, long threads)
+/* The device items of a whole compile, each with the wall time its steps took (step_us, by
+ * step), into o->items with outcome "whole": what shardcc plan takes as the items' costs,
+ * so that a plan can split a TU that no shard has split yet. */
+static void whole_items(const struct dr_split *split, const uint64_t *step_us,
+                        struct pipeline_opts *o)
+{
+    o->items = xmalloc((split->n ? split->n : 1) * sizeof *o->items);
+    memset(o->items, 0, (split->n ? split->n : 1) * sizeof *o->items);
+    for (size_t i = 0; i < split->n; i++) {
+        const struct dr_item *it = &split->items[i];
+        if (strcmp(it->name, "host") == 0)
+            continue;
+        struct split_item *r = &o->items[o->n++];
+        snprintf(r->name, sizeof r->name, "%s", it->name);
+        snprintf(r->real, sizeof r->real, "%s", it->real);
+        snprintf(r->outcome, sizeof r->outcome, "whole");
+        for (size_t k = 0; k < it->n; k++)
+            r->us += step_us[it->steps[k]];
+    }
+}
+
+static int run_steps(const struct dr_plan *plan, long threads, struct pipeline_opts *o)
 {
     struct dr_split split = {0};
     struct strbuf ignore = STRBUF_INIT;
     size_t devices = 0;
     /* the items are independent when the module id comes from the host side */
-    if (threads != 1 && dr_split_plan(plan, &split, &ignore) == 0 && split.module_id_from &&
-        strcmp(split.module_id_from, "host") == 0)
+    int items_ok = dr_split_plan(plan, &split, &ignore) == 0 && split.module_id_from &&
+                   strcmp(split.module_id_from, "host") == 0;
+    if (items_ok)
         for (size_t i = 0; i < split.n; i++)
             devices += strcmp(split.items[i].name, "host") != 0;
     sb_release(&ignore);
     int status = 0;
-    if (devices < 2) {
+    if (devices < 2 || threads == 1) {
+        uint64_t *step_us = xmalloc((plan->n ? plan->n : 1) * sizeof *step_us);
+        memset(step_us, 0, (plan->n ? plan->n : 1) * sizeof *step_us);
         for (size_t i = 0; i < plan->n && status == 0; i++)
-            if (plan->steps[i].tool != DR_RM) /* the temporaries go at the end, all of them */
+            if (plan->steps[i].tool != DR_RM) { /* the temporaries go at the end, all of them */
+                uint64_t t0 = plat_monotonic_us();
                 status = run_step(&plan->steps[i]);
+                step_us[i] = plat_monotonic_us() - t0;
+            }
+        if (status == 0 && o && o->mode == PIPELINE_WHOLE && devices >= 2)
+            whole_items(&split, step_us, o);
+        free(step_us);
     } else {
         const struct dr_item *host =
             strcmp(split.items[split.n - 1].name, "host") == 0 ? &split.items[split.n - 1] : NULL;
@@ -619,7 +650,7 @@ int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_o
     struct strvec saved = STRVEC_INIT;
     plan_env(&plan, &saved);
     if (o->mode == PIPELINE_WHOLE || (o->mode == PIPELINE_ASSEMBLE && !split_ok))
-        rc = run_steps(&plan, d.threads);
+        rc = run_steps(&plan, d.threads, o);
     else
         rc = run_split(&plan, &split, o, d.threads, sb_str(&tmpdir), name);
     plat_env_restore(&saved);
@@ -643,7 +674,9 @@ int pipeline_run(const char *nvcc, int argc, char **argv, struct strbuf *why)
     struct pipeline_opts o;
     memset(&o, 0, sizeof o);
     o.mode = PIPELINE_WHOLE;
-    return pipeline_run_opts(nvcc, argc, argv, &o, why);
+    int rc = pipeline_run_opts(nvcc, argc, argv, &o, why);
+    free(o.items);
+    return rc;
 }
 
 int pipeline_split_marked(const char *store, const char *tu_key, const char *output,
@@ -714,7 +747,21 @@ void pipeline_fallback(const char *why, struct strvec *argv)
 int pipeline_main(const char *nvcc, int argc, char **argv)
 {
     struct strbuf why = STRBUF_INIT;
-    int rc = pipeline_run(nvcc, argc, argv, &why);
+    struct pipeline_opts o;
+    memset(&o, 0, sizeof o);
+    o.mode = PIPELINE_WHOLE;
+    int rc = pipeline_run_opts(nvcc, argc, argv, &o, &why);
+    /* the device items' times, for the seat that ran ccache (its journal's item lines) */
+    const char *note = getenv(PIPELINE_NOTE_ENV);
+    if (rc == 0 && o.n && note && *note) {
+        struct strbuf line = STRBUF_INIT;
+        for (size_t i = 0; i < o.n; i++)
+            sb_addf(&line, "item\t%s\t%s\t%" PRIu64 "\n", o.items[i].name, o.items[i].real,
+                    o.items[i].us);
+        plat_append_record(note, line.buf, line.len);
+        sb_release(&line);
+    }
+    free(o.items);
     if (rc >= 0)
         return rc;
     /* not run here: nvcc whole, reproducible by its own option when it compiles */

@@ -41,7 +41,7 @@
 /* shardcc env --split-archs N: a TU with at least N real architectures is split when no plan
  * says otherwise (0: never); unset, SPLIT_ARCHS_DEFAULT */
 #define SPLIT_ARCHS_ENV "SHARDCC_SPLIT_ARCHS"
-#define SPLIT_ARCHS_DEFAULT 4
+#define SPLIT_ARCHS_DEFAULT 0
 /* the separator of a plan key naming an item of a TU: "src/k.cu#compute_90" */
 #define SPLIT_ITEM_SEP '#'
 

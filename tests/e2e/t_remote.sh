@@ -2,8 +2,8 @@
 # and the remote's faults, against real servers the suite starts on free ports: Debian's
 # redis-server (with and without a password) and nginx with its WebDAV module taking PUT
 # (the server ccache's wiki names for its http backend; Debian's nginx-light has the module).
-# A project of three one-architecture TUs, a TU for four real architectures (split into
-# device items the shards own: the seat's store) and a -fatbin output (the store too).
+# A project of three one-architecture TUs, a TU for four real architectures (split, with
+# SHARDCC_SPLIT_ARCHS=4, into device items the shards own: the seat's store) and a -fatbin output (the store too).
 # - shardcc local -n 3 --remote redis:// and http://: the shards run with --no-artifact, the
 #   link job's products are the unsharded build's byte for byte, every ccache hit of the link
 #   job is journaled as from the remote, the split TU is assembled from items fetched from it;
@@ -19,6 +19,8 @@
 # - warm starts: one TU changed after a run: with the same remote, and with --seed-from the
 #   run's artifacts, the shards compile exactly that TU.
 . "$(dirname "$0")/lib.sh"
+# the four-architecture TU is split by count (the default splits only what a plan says)
+export SHARDCC_SPLIT_ARCHS=4
 command -v redis-server >/dev/null && command -v redis-cli >/dev/null ||
     fail "redis-server and redis-cli are not installed (scripts/install-deps.sh installs them)"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)

@@ -1,4 +1,5 @@
-# Split TUs (ISSUE 14 item 3): a TU built for 4 real architectures or more has its device
+# Split TUs (ISSUE 14 item 3): with --split-archs 4 (SHARDCC_SPLIT_ARCHS), a TU built for 4
+# real architectures or more has its device
 # items (one per virtual architecture: device preprocessor, cicc, ptxas) owned by different
 # shards; each owner keeps its items in the seat's store, and the link job assembles the
 # object from them (cudafe++, fatbinary, the host compile). A CMake project shaped like a real
@@ -12,7 +13,8 @@
 # - at N = 3 the items of one TU are owned by more than one shard, the shards' manifests say
 #   "split" with each item's owner, outcome and seconds, and an item's entry is in the
 #   artifact of its owner only;
-# - SHARDCC_SPLIT_ARCHS=0 splits nothing; a bad value is refused (exit 2);
+# - the default splits nothing, but times each device item of a whole compile, so that a plan
+#   made from such shards splits the heavy TU; a bad SHARDCC_SPLIT_ARCHS is refused (exit 2);
 # - guards: an item removed from its owner's artifact makes the link job miss that TU, named
 #   with the item (exit 3), and still build it right; a shard whose stored items vanish from
 #   its cache fails the shard guard (exit 3), naming KEY#ITEM.
@@ -66,6 +68,8 @@ CU
 BUILD='rm -rf build && cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null'
 mkdir -p "$T/tmp"
 export TMPDIR=$T/tmp
+# the hash split of every TU of 4 real architectures or more (without it only a plan splits)
+export SHARDCC_SPLIT_ARCHS=4
 
 SPLIT_KEYS="src/heavy.cu src/threads.cu src/rdc_a.cu src/rdc_b.cu src/main.cu"
 for n in 3 1 7; do
@@ -132,11 +136,28 @@ PY
     fi
 done
 
-# SHARDCC_SPLIT_ARCHS=0: nothing split, still the same bytes
-SHARDCC_SPLIT_ARCHS=0 shardcc local -n 3 --cell split --clean 'rm -rf build' --compare build -- sh -c "$BUILD" \
-    >"$T/nosplit.out" 2>&1 || fail "SHARDCC_SPLIT_ARCHS=0: $(tail -20 "$T/nosplit.out")"
-expect_eq "SHARDCC_SPLIT_ARCHS=0: split TUs" \
+# the default (no SHARDCC_SPLIT_ARCHS, as 0): nothing split, still the same bytes; the shards
+# time the device items of the TUs they compile whole, and a plan made from their artifacts
+# places the heavy TU as its items
+env -u SHARDCC_SPLIT_ARCHS shardcc local -n 3 --cell split --clean 'rm -rf build' --compare build -- sh -c "$BUILD" \
+    >"$T/nosplit.out" 2>&1 || fail "the default: $(tail -20 "$T/nosplit.out")"
+expect_eq "the default: split TUs" \
     "$(awk -F'\t' '$1 == "SCJ2" && $8 == "split"' .shardcc/link/journal.tsv | wc -l)" 0
+whole=$(for a in .shardcc/local/artifacts/*.tar.zst; do tar --zstd -xOf "$a" manifest.json; echo; done |
+    python3 -c '
+import json, sys
+n = 0
+for doc in sys.stdin.read().split("\n{"):
+    m = json.loads(doc if doc.startswith("{") else "{" + doc)
+    for t in m["tus"]:
+        if t["key"] == "src/heavy.cu" and t["decision"] == "owned":
+            n = sum(1 for x in t.get("items", []) if x["outcome"] == "whole" and x["seconds"] > 0)
+print(n)')
+expect_eq "the default: heavy.cu's device items timed in its whole compile" "$whole" 4
+shardcc plan -n 20 .shardcc/local/artifacts >"$T/plan20.json" || fail "shardcc plan: $(cat "$T/plan20.json")"
+grep -q '"src/heavy.cu#compute_80"' "$T/plan20.json" ||
+    fail "a plan from TU-level shards does not split heavy.cu: $(cat "$T/plan20.json")"
+ok "a plan made from shards that split nothing places heavy.cu as its items"
 expect_fail 2 "SHARDCC_SPLIT_ARCHS=\"many\" is not a number" env SHARDCC_SPLIT_ARCHS=many \
     shardcc shard --shard 1/3 --cell split --artifact "$T/bad" -- sh -c "$BUILD"
 

@@ -98,6 +98,20 @@ def main():
         rc, pl, _, _ = plan(sh, ["-n", "5", table(d, "fine.tsv", rows)])
         check(rc == 0 and not any("#" in k for k in pl["assign"]) and pl["makespan"]["plan"] == 80,
               "the same over 5 shards: balanced whole (80 each), no item placed")
+        # a shard's journal: a TU compiled whole (a miss) with its device items timed there
+        # (item lines, outcome "whole"): the plan splits it as it would a split TU
+        j = os.path.join(d, "journal.tsv")
+        with open(j, "w") as f:
+            rec = "SCJ2\t1\t1\tnvcc\tshard\t1/2\ttu\tcache\t0\t%d\t1\t%s\t%s.o\tmiss\tabc\n"
+            f.write(rec % (80000000, "big.cu", "big"))
+            for a in (80, 86, 89, 90):
+                f.write("SCP1\tbig.cu\titem\tcompute_%d\tsm_%d\t1\twhole\t19000000\t-\n" % (a, a))
+            for i in range(3):
+                f.write(rec % (8000000, "t%d.cu" % i, "t%d" % i))
+        rc, pl, _, err = plan(sh, ["-n", "4", j])
+        big = sorted(k for k in (pl or {}).get("assign", {}) if k.startswith("big.cu#"))
+        check(rc == 0 and len(big) == 4 and pl["cost"]["big.cu#compute_80"] == 19,
+              "a journal's whole compile with timed items: the TU placed as its 4 items (%s %s)" % (big, err))
         # byte-stable: the same table in another order, and twice
         rows = [("x%02d.cu" % i, (i * 37) % 23 + 1) for i in range(40)]
         a = plan(sh, ["-n", "7", table(d, "s1.tsv", rows)])[2]
