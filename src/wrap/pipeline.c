@@ -281,21 +281,32 @@ static int run_around_items(const struct dr_plan *plan, const struct dr_item *ho
 /* Runs the steps, one after the other in the plan's order; under --threads N the device
  * items (dryrun.h) run N at once, between the host steps they need (the preprocessor and
  * cudafe++, which writes the module id) and the host steps that need them. */
+/* o->items: the split's device items (not "host"), named, in plan order. */
+static void device_items(const struct dr_split *split, struct pipeline_opts *o)
+{
+    o->items = xmalloc((split->n ? split->n : 1) * sizeof *o->items);
+    memset(o->items, 0, (split->n ? split->n : 1) * sizeof *o->items);
+    o->n = 0;
+    for (size_t i = 0; i < split->n; i++)
+        if (strcmp(split->items[i].name, "host") != 0) {
+            struct split_item *r = &o->items[o->n++];
+            snprintf(r->name, sizeof r->name, "%s", split->items[i].name);
+            snprintf(r->real, sizeof r->real, "%s", split->items[i].real);
+        }
+}
+
 /* The device items of a whole compile, each with the wall time its steps took (step_us, by
  * step), into o->items with outcome "whole": what shardcc plan takes as the items' costs,
  * so that a plan can split a TU that no shard has split yet. */
 static void whole_items(const struct dr_split *split, const uint64_t *step_us,
                         struct pipeline_opts *o)
 {
-    o->items = xmalloc((split->n ? split->n : 1) * sizeof *o->items);
-    memset(o->items, 0, (split->n ? split->n : 1) * sizeof *o->items);
-    for (size_t i = 0; i < split->n; i++) {
+    device_items(split, o);
+    for (size_t i = 0, q = 0; i < split->n; i++) {
         const struct dr_item *it = &split->items[i];
         if (strcmp(it->name, "host") == 0)
             continue;
-        struct split_item *r = &o->items[o->n++];
-        snprintf(r->name, sizeof r->name, "%s", it->name);
-        snprintf(r->real, sizeof r->real, "%s", it->real);
+        struct split_item *r = &o->items[q++];
         snprintf(r->outcome, sizeof r->outcome, "whole");
         for (size_t k = 0; k < it->n; k++)
             r->us += step_us[it->steps[k]];
@@ -399,17 +410,12 @@ static int decide_split(struct pipeline_opts *o, const struct dr_split *split)
         if (!named && (o->min_archs <= 0 || split_real_count(split) < (size_t)o->min_archs))
             return 0;
     }
-    o->items = xmalloc(devices * sizeof *o->items);
-    memset(o->items, 0, devices * sizeof *o->items);
-    for (size_t i = 0; i < split->n; i++) {
+    device_items(split, o);
+    for (size_t i = 0, q = 0; i < split->n && o->mode != PIPELINE_ASSEMBLE; i++) {
         const struct dr_item *it = &split->items[i];
         if (strcmp(it->name, "host") == 0)
             continue;
-        struct split_item *r = &o->items[o->n++];
-        snprintf(r->name, sizeof r->name, "%s", it->name);
-        snprintf(r->real, sizeof r->real, "%s", it->real);
-        if (o->mode == PIPELINE_ASSEMBLE)
-            continue;
+        struct split_item *r = &o->items[q++];
         r->owner = plan_names(o, it->name);
         if (!r->owner) /* round robin from the TU's own shard, in the items' name order */
             r->owner = split_item_owner(o->key ? o->key : "", split_item_rank(split, i),
