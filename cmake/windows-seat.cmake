@@ -1,6 +1,10 @@
-# The Windows build: the seat alone, shardcc-wrap.exe, libc only (no CLI: its libraries
-# have no Windows packages here; docs/windows.md). Included by CMakeLists.txt when
-# CMAKE_SYSTEM_NAME is Windows (mingw-w64 here, MSVC or clang-cl on a Windows runner).
+# The Windows build: the seat, shardcc-wrap.exe (libc only), and, given the CLI's libraries,
+# the CLI, shardcc.exe (docs/windows.md). Included by CMakeLists.txt when CMAKE_SYSTEM_NAME
+# is Windows (mingw-w64 here, MSVC on a Windows runner).
+#   -DSHARDCC_WINDOWS_DEPS=PREFIX   a prefix with include/ and lib/ holding jansson, libyaml,
+#                                   libarchive (with zstd and zlib), static: built here by
+#                                   scripts/windows-deps.sh from Debian's source packages, on a
+#                                   runner vcpkg's installed/x64-windows-static
 find_path(XXHASH_INCLUDE_DIR xxhash.h)
 if(NOT XXHASH_INCLUDE_DIR)
   # header-only and standard C: the build machine's copy serves (Debian: libxxhash-dev),
@@ -41,3 +45,50 @@ install(TARGETS shardcc-wrap RUNTIME DESTINATION bin)
 foreach(seat IN LISTS SHARDCC_SEATS)
   install(PROGRAMS ${PROJECT_BINARY_DIR}/${seat}.exe DESTINATION bin)
 endforeach()
+
+# The CLI, where its libraries are given.
+set(SHARDCC_WINDOWS_DEPS "" CACHE PATH "prefix of the Windows CLI's static libraries (scripts/windows-deps.sh or vcpkg)")
+if(SHARDCC_WINDOWS_DEPS)
+  set(cli_libs)
+  # the names of Debian's sources built by mingw-w64, then vcpkg's
+  foreach(spec "archive_static;archive" "zstd_static;zstd" "z;zlib" "jansson" "yaml")
+    list(GET spec 0 first)
+    find_library(SHARDCC_WIN_LIB_${first} NAMES ${spec} PATHS ${SHARDCC_WINDOWS_DEPS}/lib
+      NO_DEFAULT_PATH NO_CMAKE_FIND_ROOT_PATH)
+    if(NOT SHARDCC_WIN_LIB_${first})
+      # mingw-w64's own zlib (Debian: libz-mingw-w64-dev)
+      find_library(SHARDCC_WIN_LIB_${first} NAMES ${spec})
+    endif()
+    if(NOT SHARDCC_WIN_LIB_${first})
+      message(FATAL_ERROR "SHARDCC_WINDOWS_DEPS=${SHARDCC_WINDOWS_DEPS}: no library named ${spec} in its lib/ "
+        "(scripts/windows-deps.sh PREFIX builds them)")
+    endif()
+    list(APPEND cli_libs ${SHARDCC_WIN_LIB_${first}})
+  endforeach()
+  add_executable(shardcc
+    src/cli/main.c src/cli/cmd_env.c src/cli/cmd_classify.c src/cli/cmd_shard.c
+    src/cli/cmd_merge.c src/cli/cmd_link.c src/cli/cmd_compare.c src/cli/cmd_local.c
+    src/cli/cmd_matrix.c src/cli/cmd_report.c src/cli/cmd_plan.c src/cli/cmd_explain.c
+    src/cli/static_noxar.c
+    src/core/job.c src/core/toolchain.c src/core/jobenv.c src/core/jrnl.c src/core/artifact.c
+    src/core/merge.c src/core/cmstate.c src/core/compare.c src/core/ydoc.c src/core/grid.c
+    src/core/ci_index.c src/core/plan.c src/core/explain.c src/core/net_win32.c src/core/remote.c
+    src/core/seed.c
+    src/common/strbuf.c src/common/strvec.c src/common/path.c src/common/platform_win32.c
+    src/common/args.c src/common/sha256.c
+    src/wrap/seat.c src/wrap/options.c src/wrap/nvcc_options.c src/wrap/gcc_options.c
+    src/wrap/cl_options.c src/wrap/rsp.c src/wrap/argv.c src/wrap/classify.c src/wrap/partition.c
+    src/wrap/stub_elf.c src/wrap/stub_coff.c src/wrap/stub.c src/wrap/journal.c
+    src/wrap/ccache_log.c src/wrap/ldseat.c src/wrap/devcode.c src/wrap/dryrun.c
+    src/wrap/pipeline.c src/wrap/split.c)
+  target_include_directories(shardcc PRIVATE src/cli src/core src/common src/wrap
+    ${XXHASH_INCLUDE_DIR} ${SHARDCC_WINDOWS_DEPS}/include)
+  # static libraries: no __declspec(dllimport) in their headers
+  target_compile_definitions(shardcc PRIVATE LIBARCHIVE_STATIC YAML_DECLARE_STATIC)
+  target_link_libraries(shardcc PRIVATE ${cli_libs} ws2_32 shell32 bcrypt)
+  if(NOT MSVC)
+    target_compile_options(shardcc PRIVATE -include ${PROJECT_SOURCE_DIR}/cmake/mingw-jansson-format.h)
+    target_link_options(shardcc PRIVATE -static)
+  endif()
+  install(TARGETS shardcc RUNTIME DESTINATION bin)
+endif()

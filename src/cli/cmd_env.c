@@ -13,7 +13,8 @@
 
 static const char usage[] =
     "usage: shardcc env [--shard I/N | --plain] [--cell ID] [--root DIR] [--cache DIR]\n"
-    "                   [--journal FILE] [--format sh|json] [--[no-]host-seat]\n"
+    "                   [--journal FILE] [--format sh|powershell|cmd|json]\n"
+    "                   [--[no-]host-seat]\n"
     "                   [--[no-]cuda-home-seat] [--relocatable] [--[no-]reproducible]\n"
     "                   [--split-archs N] [--plan FILE]\n"
     "                   [--pin GLOB]... [--real-nvcc PATH] [--real-cxx PATH] [--real-cc PATH]\n"
@@ -34,7 +35,11 @@ static const char usage[] =
     "  --root DIR       the project root; TU keys are relative to it (default: .)\n"
     "  --cache DIR      the job's ccache directory (default: ROOT/.shardcc/cache)\n"
     "  --journal FILE   where the seats record each call (default: ROOT/.shardcc/journal.tsv)\n"
-    "  --format F       sh (default; for eval) or json\n"
+    "  --format F       sh (default; for eval in a POSIX shell, Git Bash included),\n"
+    "                   powershell (for Invoke-Expression: $env:NAME = '...' and\n"
+    "                   Remove-Item Env:NAME), cmd (a batch file to call: set \"NAME=...\"\n"
+    "                   with % doubled; a value with a line break or a \" cannot be held\n"
+    "                   there: exit 2) or json ({\"set\": {...}, \"unset\": [...]})\n"
     "  --host-seat, --no-host-seat\n"
     "                   the host seats shardcc-c++/shardcc-cc in CXX/CC shard every host TU,\n"
     "                   or CXX/CC are left alone (default: they are seats that shard the\n"
@@ -105,6 +110,43 @@ static const char usage[] =
     "(a ccache launcher of the build's own passes calls on; the seat's ccache runs).\n"
     "Exit status: 0 ok, 2 usage or configuration error, 4 I/O error.\n";
 
+/* PowerShell: a single-quoted string takes everything as is, '' for a quote (PowerShell also
+ * ends one at the typographic quotes U+2018-U+201B, which are doubled too). */
+static void print_ps_quoted(const char *s)
+{
+    putchar('\'');
+    while (*s) {
+        const unsigned char *u = (const unsigned char *)s;
+        size_t n = u[0] == 0xE2 && u[1] == 0x80 && u[2] >= 0x98 && u[2] <= 0x9B ? 3 : 1;
+        if (n == 3 || *s == '\'')
+            fwrite(s, 1, n, stdout); /* doubled */
+        fwrite(s, 1, n, stdout);
+        s += n;
+    }
+    putchar('\'');
+}
+
+/* cmd: set "NAME=value" in a batch file. Inside the quotes & | < > ^ are plain; % is
+ * doubled (a batch file reads %% as %). A line break cannot be held, nor a " (the quotes
+ * would end), nor a ! under delayed expansion: those values are refused. */
+static const char *cmd_unsafe(const char *v)
+{
+    if (strpbrk(v, "\r\n"))
+        return "a line break";
+    if (strchr(v, '"'))
+        return "a double quote";
+    return NULL;
+}
+
+static void print_cmd_value(const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '%')
+            putchar('%');
+        putchar(*s);
+    }
+}
+
 static void print_sh_quoted(const char *s)
 {
     putchar('\'');
@@ -146,8 +188,11 @@ int cmd_env(int argc, char **argv)
         report_error("shardcc env", "--plain and --shard: a plain build is not a shard; give one");
         return EXIT_USAGE;
     }
-    if (strcmp(format, "sh") != 0 && strcmp(format, "json") != 0) {
-        report_error("shardcc env", "--format \"%s\" is not sh or json", format);
+    if (!strcmp(format, "pwsh"))
+        format = "powershell";
+    if (strcmp(format, "sh") != 0 && strcmp(format, "json") != 0 &&
+        strcmp(format, "powershell") != 0 && strcmp(format, "cmd") != 0) {
+        report_error("shardcc env", "--format \"%s\" is not sh, powershell, cmd or json", format);
         return EXIT_USAGE;
     }
     struct jobenv env;
@@ -160,17 +205,47 @@ int cmd_env(int argc, char **argv)
         puts(s);
         free(s);
         json_decref(doc);
+    } else if (strcmp(format, "cmd") == 0) {
+        const char *k, *why = NULL;
+        json_t *v;
+        json_object_foreach(env.set, k, v)
+        {
+            if ((why = cmd_unsafe(json_string_value(v))) != NULL) {
+                report_error("shardcc env",
+                             "--format cmd: %s=\"%s\" holds %s, which a batch file's set "
+                             "cannot hold; use --format powershell or json",
+                             k, json_string_value(v), why);
+                jobenv_release(&env);
+                return EXIT_USAGE;
+            }
+        }
+        puts("@echo off");
+        json_object_foreach(env.set, k, v)
+        {
+            printf("set \"%s=", k);
+            print_cmd_value(json_string_value(v));
+            puts("\"");
+        }
+        size_t i;
+        json_array_foreach(env.unset, i, v) printf("set \"%s=\"\n", json_string_value(v));
     } else {
+        int ps = strcmp(format, "powershell") == 0;
         const char *k;
         json_t *v;
         json_object_foreach(env.set, k, v)
         {
-            printf("export %s=", k);
-            print_sh_quoted(json_string_value(v));
+            printf(ps ? "$env:%s = " : "export %s=", k);
+            (ps ? print_ps_quoted : print_sh_quoted)(json_string_value(v));
             putchar('\n');
         }
         size_t i;
-        json_array_foreach(env.unset, i, v) printf("unset %s\n", json_string_value(v));
+        json_array_foreach(env.unset, i, v)
+        {
+            if (ps)
+                printf("Remove-Item -ErrorAction SilentlyContinue Env:%s\n", json_string_value(v));
+            else
+                printf("unset %s\n", json_string_value(v));
+        }
     }
     jobenv_release(&env);
     return EXIT_OK; /* main() flushes standard output and reports a failure */

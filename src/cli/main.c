@@ -76,6 +76,7 @@ static int annotate_failure(const char *name, int rc)
 
 int main(int argc, char **argv)
 {
+    plat_main_args(&argc, &argv); /* Windows: UTF-8 arguments from the UTF-16 command line */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

@@ -11,11 +11,36 @@
 #include "strvec.h"
 
 #define PLAT_DIRSEP '/'
+#ifdef _WIN32
+#define PLAT_PATHSEP ';' /* between the entries of PATH and of shardcc's own path lists */
+#define PLAT_PATHSEP_S ";"
+#define PLAT_EXE ".exe" /* what a program's file name ends with */
+#else
+#define PLAT_PATHSEP ':'
+#define PLAT_PATHSEP_S ":"
+#define PLAT_EXE ""
+#endif
 
 #ifdef _WIN32
-/* POSIX's, which the Windows C runtime lacks (platform_win32.c, over _putenv_s). */
+/* POSIX's, which the Windows C runtime lacks (platform_win32.c, over _putenv_s and
+ * CreateHardLinkW), as git's compat/mingw.h gives them to the rest of the code. */
+#include <fcntl.h>
+#include <sys/stat.h>
 int setenv(const char *name, const char *value, int overwrite);
 int unsetenv(const char *name);
+int link(const char *from, const char *to);
+const char *strsignal(int sig);
+/* The code's lstat checks refuse symbolic links where it writes; the C runtime's stat
+ * does not tell a reparse point apart, so on Windows nothing is a link to it
+ * (docs/windows.md). */
+#define lstat stat
+#ifndef S_ISLNK
+#define S_ISLNK(m) 0
+#endif
+/* a descriptor a child does not inherit */
+#ifndef O_CLOEXEC
+#define O_CLOEXEC _O_NOINHERIT
+#endif
 #endif
 
 /* Canonical absolute path of an existing file (symlinks resolved). 0 or an errno. */

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,9 +102,12 @@ static int errno_of(DWORD e)
     }
 }
 
+/* GetLastError as an errno, also left in errno for callers that print strerror(errno) */
 static int last_errno(void)
 {
-    return errno_of(GetLastError());
+    int e = errno_of(GetLastError());
+    errno = e;
+    return e;
 }
 
 /* ---- the environment ---------------------------------------------------------------- */
@@ -125,6 +129,38 @@ int unsetenv(const char *name)
     return _putenv_s(name, "") == 0 ? 0 : -1;
 }
 
+int link(const char *from, const char *to)
+{
+    wchar_t *wf = wide(from), *wt = wide(to);
+    BOOL ok = CreateHardLinkW(wt, wf, NULL);
+    int e = ok ? 0 : last_errno();
+    free(wf);
+    free(wt);
+    if (e)
+        errno = e;
+    return ok ? 0 : -1;
+}
+
+const char *strsignal(int sig)
+{
+    switch (sig) {
+    case SIGINT:
+        return "Interrupt";
+    case SIGTERM:
+        return "Terminated";
+    case SIGABRT:
+        return "Aborted";
+    case SIGSEGV:
+        return "Segmentation fault";
+    case SIGFPE:
+        return "Floating point exception";
+    case SIGILL:
+        return "Illegal instruction";
+    default:
+        return "Unknown signal";
+    }
+}
+
 char **plat_environ(void)
 {
     return _environ;
@@ -132,6 +168,12 @@ char **plat_environ(void)
 
 void plat_main_args(int *argc, char ***argv)
 {
+    /* files and the standard streams in binary: artifacts, journals and objects are bytes,
+     * and what the CLI prints (sh for eval in bash too) ends its lines with LF alone */
+    _fmode = _O_BINARY;
+    _setmode(0, _O_BINARY);
+    _setmode(1, _O_BINARY);
+    _setmode(2, _O_BINARY);
     int n;
     wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
     if (!w)

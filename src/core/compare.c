@@ -5,7 +5,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <elf.h>
+#include "elf_defs.h"
 #include <stdlib.h>
 #include <string.h>
 

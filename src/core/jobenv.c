@@ -125,8 +125,9 @@ int jobenv_root(const char *root, struct strbuf *out, const char *cmd)
 {
     if (!root)
         root = ".";
-    if (plat_realpath(root, out) != 0) {
-        report_error(cmd, "--root \"%s\": %s", root, strerror(errno));
+    int e = plat_realpath(root, out);
+    if (e) {
+        report_error(cmd, "--root \"%s\": %s", root, plat_strerror(e));
         return EXIT_USAGE;
     }
     if (!plat_is_dir(sb_str(out))) {
@@ -251,16 +252,17 @@ static char *find_ld_seat(const char *bindir)
     return NULL;
 }
 
-/* dir first in the ':'-list value of name (once: an environment eval'd twice stays the same) */
+/* dir first in the path-list value of name (':' between entries, ';' on Windows; once: an
+ * environment eval'd twice stays the same) */
 static void add_path_first(json_t *vars, const char *name, const char *dir)
 {
     const char *old = getenv(name);
     struct strbuf sb = STRBUF_INIT;
     size_t n = strlen(dir);
-    if (old && !strncmp(old, dir, n) && (old[n] == ':' || !old[n]))
+    if (old && !strncmp(old, dir, n) && (old[n] == PLAT_PATHSEP || !old[n]))
         sb_adds(&sb, old);
     else
-        sb_addf(&sb, "%s%s%s", dir, old && *old ? ":" : "", old ? old : "");
+        sb_addf(&sb, "%s%s%s", dir, old && *old ? PLAT_PATHSEP_S : "", old ? old : "");
     add(vars, name, sb_str(&sb));
     sb_release(&sb);
 }
@@ -270,6 +272,12 @@ static void add_path_first(json_t *vars, const char *name, const char *dir)
  * one installation of shardcc. */
 static int ld_seat_env(struct jobenv *env, const char *bindir, const char *cmd)
 {
+#ifdef _WIN32
+    /* none on Windows: link.exe and lld-link are run by their paths, and _LINK_ lets a
+     * shard's links finish (link_env; docs/windows.md) */
+    (void)env, (void)bindir, (void)cmd, (void)find_ld_seat;
+    return EXIT_OK;
+#endif
     env->ld_seat = find_ld_seat(bindir);
     if (!env->ld_seat) {
         report_error(cmd,
@@ -597,7 +605,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         if (plat_realpath(env->tc.cc, &rc) != 0)
             sb_adds(&rc, env->tc.cc);
         sb_reset(&sb);
-        sb_addf(&sb, "%s:%s", sb_str(&rx), sb_str(&rc));
+        sb_addf(&sb, "%s%c%s", sb_str(&rx), PLAT_PATHSEP, sb_str(&rc));
         add(v, "SHARDCC_HOST_COVERED", sb_str(&sb));
         sb_reset(&sb);
         sb_release(&rx);
@@ -656,10 +664,10 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     add(v, "CCACHE_DISABLE", "1");
     /* torch runs $CUDA_HOME/bin/nvcc where CMake runs CUDACXX or PATH's nvcc: a seat each,
      * so that each runs the nvcc its build would have run */
-    sb_addf(&sb, "%s/shardcc-nvcc-torch", sb_str(&bindir));
+    sb_addf(&sb, "%s/shardcc-nvcc-torch" PLAT_EXE, sb_str(&bindir));
     add(v, "PYTORCH_NVCC", sb_str(&sb));
     sb_reset(&sb);
-    sb_addf(&sb, "%s/shardcc-nvcc", sb_str(&bindir));
+    sb_addf(&sb, "%s/shardcc-nvcc" PLAT_EXE, sb_str(&bindir));
     add(v, "CUDACXX", sb_str(&sb));
     sb_reset(&sb);
     /* The host seats: with --host-seat they shard every host TU; by default ("torch") only
@@ -673,7 +681,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         for (size_t i = 0; i < 2; i++) {
             if (o->host_seat == 0 && !given[i] && !host_var_plain(var[i]))
                 continue;
-            sb_addf(&sb, "%s/shardcc-%s", sb_str(&bindir), seat[i]);
+            sb_addf(&sb, "%s/shardcc-%s" PLAT_EXE, sb_str(&bindir), seat[i]);
             add(v, var[i], sb_str(&sb));
             sb_reset(&sb);
         }
@@ -681,7 +689,21 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     } else {
         json_array_append_new(env->unset, json_string("SHARDCC_HOST_SEAT"));
     }
+#ifdef _WIN32
+    /* the shadow toolkit is made of symbolic links, which need a privilege on Windows:
+     * torch's $CUDA_HOME/bin/nvcc is seated through PYTORCH_NVCC alone (docs/windows.md) */
+    if (o->cuda_home_seat > 0) {
+        report_error(cmd, "--cuda-home-seat: the shadow CUDA_HOME is not made on Windows "
+                          "(it is symbolic links); PYTORCH_NVCC and CUDACXX are the seats");
+        sb_release(&sb);
+        sb_release(&bindir);
+        return EXIT_USAGE;
+    }
+    int shadow = 0;
+    (void)cuda_home_auto;
+#else
     int shadow = o->cuda_home_seat > 0 || (o->cuda_home_seat == 0 && cuda_home_auto(&env->tc));
+#endif
     if (!shadow) {
         json_array_append_new(env->unset, json_string("SHARDCC_CUDA_SHADOW"));
         json_array_append_new(env->unset, json_string("SHARDCC_CUDA_REAL"));
@@ -710,7 +732,8 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
              * finds the toolkit as it would without shardcc */
             add(v, "CUDA_PATH", env->cuda_home);
             const char *path = json_string_value(json_object_get(v, "PATH")); /* the ld seat's */
-            sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? ":" : "", path ? path : "");
+            sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? PLAT_PATHSEP_S : "",
+                    path ? path : "");
             add(v, "PATH", sb_str(&sb));
             sb_reset(&sb);
         }

@@ -110,8 +110,14 @@ int toolchain_find(struct toolchain *tc, const char *nvcc, const char *cxx, cons
     const char *nv[] = {
         nvcc,          getenv("SHARDCC_REAL_NVCC"), first, getenv("CUDACXX"), "nvcc",
         sb_str(&home), "/usr/local/cuda/bin/nvcc"};
+#ifdef _WIN32
+    /* MSVC's cl first, as nvcc, torch and CMake take it there */
+    const char *cx[] = {cxx, getenv("SHARDCC_REAL_CXX"), getenv("CXX"), "cl", "clang-cl", "g++"};
+    const char *c[] = {cc, getenv("SHARDCC_REAL_CC"), getenv("CC"), "cl", "clang-cl", "gcc"};
+#else
     const char *cx[] = {cxx, getenv("SHARDCC_REAL_CXX"), getenv("CXX"), "c++", "g++", "clang++"};
     const char *c[] = {cc, getenv("SHARDCC_REAL_CC"), getenv("CC"), "cc", "gcc", "clang"};
+#endif
     const char *ca[] = {ccache, getenv("SHARDCC_CCACHE"), "ccache"};
     const char *given[] = {nvcc, cxx, cc, ccache};
     const char *flag[] = {"--real-nvcc", "--real-cxx", "--real-cc", "--ccache"};
@@ -217,10 +223,12 @@ static char *nvcc_here(const char *nvcc)
         for (const char *l = sb_str(&err); l && *l;) {
             const char *e = strchr(l, '\n');
             size_t n = e ? (size_t)(e - l) : strlen(l);
-            if (n > sizeof tag - 1 && !strncmp(l, tag, sizeof tag - 1) &&
-                l[sizeof tag - 1] == '/') {
+            if (n > sizeof tag - 1 && !strncmp(l, tag, sizeof tag - 1)) {
                 dir = xstrndup(l + sizeof tag - 1, n - (sizeof tag - 1));
-                break;
+                if (path_is_absolute(dir)) /* C:\... or C:/... on Windows */
+                    break;
+                free(dir);
+                dir = NULL;
             }
             l = e ? e + 1 : NULL;
         }
@@ -264,6 +272,10 @@ static int hash_toolkit(XXH3_state_t *st, const char *dir)
     for (size_t i = 0; i < sizeof cuda / sizeof cuda[0] && !rc; i++) {
         sb_reset(&p);
         sb_addf(&p, "%s%s", dir, cuda[i][1]);
+#ifdef _WIN32
+        if (!plat_file_exists(sb_str(&p)))
+            sb_adds(&p, ".exe"); /* the toolkit's programs on Windows */
+#endif
         rc = hash_file(st, cuda[i][0], sb_str(&p));
     }
     sb_release(&p);

@@ -554,7 +554,8 @@ static const char *ccbin_of(const struct call *call)
 }
 
 /* Whether the host compiler at path (resolved) is one the toolchain fingerprint covers
- * (SHARDCC_HOST_COVERED, ':'-separated real paths, from shardcc env) or a seat. */
+ * (SHARDCC_HOST_COVERED, real paths separated by ':', ';' on Windows, from shardcc env) or
+ * a seat. */
 static int host_covered(const char *resolved)
 {
     if (strncmp(path_basename(resolved), "shardcc", 7) == 0)
@@ -562,7 +563,7 @@ static int host_covered(const char *resolved)
     const char *list = getenv("SHARDCC_HOST_COVERED");
     size_t n = strlen(resolved);
     for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ':');
+        const char *e = strchr(p, PLAT_PATHSEP);
         size_t len = e ? (size_t)(e - p) : strlen(p);
         if (len == n && strncmp(p, resolved, n) == 0)
             return 1;

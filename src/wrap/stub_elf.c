@@ -3,7 +3,7 @@
  * .note.GNU-stack, so linkers neither warn about an executable stack nor need symbols. */
 #include "stub_elf.h"
 
-#include <elf.h>
+#include "elf_defs.h"
 #include <string.h>
 
 int stub_host_machine(void)
