@@ -51,7 +51,7 @@ set(SHARDCC_WINDOWS_DEPS "" CACHE PATH "prefix of the Windows CLI's static libra
 if(SHARDCC_WINDOWS_DEPS)
   set(cli_libs)
   # the names of Debian's sources built by mingw-w64, then vcpkg's
-  foreach(spec "archive_static;archive" "zstd_static;zstd" "libz.a;zlib" "jansson" "yaml")
+  foreach(spec "archive_static;archive" "zstd_static;zstd" "libz.a;zlib;z" "jansson" "yaml")
     list(GET spec 0 first)
     find_library(SHARDCC_WIN_LIB_${first} NAMES ${spec} PATHS ${SHARDCC_WINDOWS_DEPS}/lib
       NO_DEFAULT_PATH NO_CMAKE_FIND_ROOT_PATH)

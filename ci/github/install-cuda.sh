@@ -6,6 +6,8 @@
 # and Debian runners, dnf/yum on RHEL-family containers such as manylinux), the packages
 # of cuda-packages with the -X-Y suffix. Then CUDA_HOME, CUDA_PATH, CUDACXX and PATH name
 # it for the later steps (GITHUB_ENV, GITHUB_PATH). Without a cell release: nothing.
+# Windows runners: the toolkit an earlier step installed (CUDA_PATH_VX_Y, else CUDA_PATH)
+# is checked and named; install-cuda: true is an error there.
 set -euo pipefail
 want=${SHARDCC_IN_CUDA:-${SHARDCC_CELL_CUDA:-}}
 [ -n "$want" ] || { echo "shardcc: no cell CUDA release (cuda input, SHARDCC_CELL_CUDA): nothing to install"; exit 0; }
@@ -22,6 +24,43 @@ case "$want" in *[!0-9.]*)
     ;;
 esac
 xy=$(echo "$want" | cut -d. -f1-2)
+case "$(uname -s)" in
+MINGW* | MSYS* | CYGWIN*)
+    # Windows (Git for Windows' bash): NVIDIA's installer sets CUDA_PATH_VX_Y (and CUDA_PATH,
+    # the last one installed); nothing is installed here
+    if [ "${SHARDCC_IN_INSTALL_CUDA:-false}" = true ]; then
+        echo "::error title=shardcc cuda::install-cuda is not supported on Windows runners: install CUDA $want in an earlier step (NVIDIA's network installer, e.g. -s nvcc_$xy cudart_$xy), then run this action"
+        exit 2
+    fi
+    var=CUDA_PATH_V${xy/./_}
+    home=${!var:-${CUDA_PATH:-}}
+    [ -n "$home" ] || {
+        echo "::error title=shardcc cuda::neither $var nor CUDA_PATH is set: install CUDA $want in an earlier step"
+        exit 2
+    }
+    home=$(cygpath -m "$home")
+    [ -x "$home/bin/nvcc.exe" ] || {
+        echo "::error title=shardcc cuda::$home/bin/nvcc.exe does not exist ($var, CUDA_PATH): install CUDA $want in an earlier step"
+        exit 2
+    }
+    have=$("$home/bin/nvcc.exe" --version | tr -d '\r' | sed -n 's/.*release \([0-9.]*\), V\([0-9.]*\).*/\2/p')
+    case "$have" in
+    "$want" | "$want".*) ;;
+    *)
+        echo "::error title=shardcc cuda::$home/bin/nvcc.exe is CUDA ${have:-unknown}, not the cell's $want"
+        exit 2
+        ;;
+    esac
+    {
+        echo "CUDA_HOME=$home"
+        echo "CUDA_PATH=$home"
+        echo "CUDACXX=$home/bin/nvcc.exe"
+    } >>"${GITHUB_ENV:-/dev/null}"
+    echo "$home/bin" >>"${GITHUB_PATH:-/dev/null}"
+    echo "shardcc: CUDA $have at $home"
+    exit 0
+    ;;
+esac
 home=/usr/local/cuda-$xy
 sudo=
 [ "$(id -u)" = 0 ] || sudo=sudo

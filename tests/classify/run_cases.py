@@ -148,7 +148,7 @@ def main():
     if sum(map(bool, (a.shardcc, a.wine, a.seat, a.wine_cli))) != 1:
         ap.error("give one of --shardcc, --seat, --wine and --wine-cli")
     wine = a.wine or a.wine_cli
-    windows = bool(wine) or (bool(a.seat) and os.name == "nt")
+    windows = bool(wine) or os.name == "nt"
     root = os.path.realpath(a.fixtures)
     cwd = os.path.join(root, "build")
     if wine:
