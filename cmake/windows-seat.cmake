@@ -20,6 +20,17 @@ else()
   add_compile_options(${SHARDCC_C_OPTIONS} -D__USE_MINGW_ANSI_STDIO=1)
 endif()
 add_compile_definitions(_WIN32_WINNT=0x0A00 SHARDCC_SEAT_LIBC="msvcrt")
+# UTF-8 as the process code page (Windows 10 1903 and later, Wine 8): the C runtime's file
+# calls and getenv then take the same UTF-8 the code passes everywhere else. MSVC merges a
+# .manifest source into the one it embeds; mingw-w64 takes it as a resource.
+if(MSVC)
+  set(SHARDCC_WIN_MANIFEST ${PROJECT_SOURCE_DIR}/cmake/windows-utf8.manifest)
+else()
+  enable_language(RC)
+  file(WRITE ${PROJECT_BINARY_DIR}/windows-utf8.rc
+    "1 24 \"${PROJECT_SOURCE_DIR}/cmake/windows-utf8.manifest\"\n")
+  set(SHARDCC_WIN_MANIFEST ${PROJECT_BINARY_DIR}/windows-utf8.rc)
+endif()
 add_executable(shardcc-wrap
   src/wrap/main.c
   src/common/strbuf.c src/common/strvec.c src/common/path.c src/common/platform_win32.c
@@ -28,7 +39,8 @@ add_executable(shardcc-wrap
   src/wrap/cl_options.c
   src/wrap/rsp.c src/wrap/argv.c src/wrap/classify.c src/wrap/partition.c
   src/wrap/stub_coff.c src/wrap/stub.c src/wrap/journal.c src/wrap/ccache_log.c
-  src/wrap/ldseat.c src/wrap/devcode.c src/wrap/dryrun.c src/wrap/pipeline.c src/wrap/split.c)
+  src/wrap/ldseat.c src/wrap/devcode.c src/wrap/dryrun.c src/wrap/pipeline.c src/wrap/split.c
+  ${SHARDCC_WIN_MANIFEST})
 target_include_directories(shardcc-wrap PRIVATE src/common src/wrap ${XXHASH_INCLUDE_DIR})
 target_link_libraries(shardcc-wrap PRIVATE shell32) # CommandLineToArgvW
 if(NOT MSVC)
@@ -80,7 +92,7 @@ if(SHARDCC_WINDOWS_DEPS)
     src/wrap/cl_options.c src/wrap/rsp.c src/wrap/argv.c src/wrap/classify.c src/wrap/partition.c
     src/wrap/stub_elf.c src/wrap/stub_coff.c src/wrap/stub.c src/wrap/journal.c
     src/wrap/ccache_log.c src/wrap/ldseat.c src/wrap/devcode.c src/wrap/dryrun.c
-    src/wrap/pipeline.c src/wrap/split.c)
+    src/wrap/pipeline.c src/wrap/split.c ${SHARDCC_WIN_MANIFEST})
   target_include_directories(shardcc PRIVATE src/cli src/core src/common src/wrap
     ${XXHASH_INCLUDE_DIR} ${SHARDCC_WINDOWS_DEPS}/include)
   # static libraries: no __declspec(dllimport) in their headers

@@ -13,6 +13,7 @@
 #   CLI) merged by shardcc.exe give the Linux merge's cache byte for byte, and a link job
 #   over that cache builds the unsharded products with every TU a hit; a missing shard is
 #   exit 3 under Wine too;
+# - file names beyond ASCII: the C runtime's calls take UTF-8 (the manifest's code page);
 # - compare: COFF and PE (stamps blanked) and ELF objects of nvcc (temporary names masked,
 #   the ELF reader without the C library's <elf.h>), each against a changed build.
 # - shard: shardcc.exe runs a build by cmd.exe whose compiles reach the Windows seat and
@@ -266,6 +267,10 @@ expect_eq "shardcc.exe merge with shard 2 of 3 missing: exit status" "$rc" 3
 grep -q "missing" partial.out || fail "the guard's message: $(tr -d '\r' <partial.out)"
 [ ! -e cache-partial ] || [ -z "$(ls -A cache-partial)" ] || fail "a failed merge left cache-partial behind"
 ok "the guard under Wine: $(tr -d '\r' <partial.out | grep -m1 'missing' | cut -c1-120)"
+# a name beyond ASCII: the C runtime's calls take UTF-8 (the manifest's code page)
+W merge --cache "cache-ü€" --allow-partial art >utf8.out 2>&1 || fail "merge --cache cache-ü€: $(tr -d '\r' <utf8.out)"
+[ -d "cache-ü€" ] || fail "merge --cache cache-ü€ made: $(ls -d cache-* | tr '\n' ' ')"
+ok "shardcc.exe merge --cache cache-ü€ makes that directory (UTF-8 as the process code page)"
 
 # ---- compare: PE and ELF, each against a changed build
 cp proj/build/core.dll core1.dll
