@@ -44,7 +44,8 @@ add_executable(shardcc-wrap
 target_include_directories(shardcc-wrap PRIVATE src/common src/wrap ${XXHASH_INCLUDE_DIR})
 target_link_libraries(shardcc-wrap PRIVATE shell32) # CommandLineToArgvW
 if(NOT MSVC)
-  target_link_options(shardcc-wrap PRIVATE -static)
+  # no link time in the PE header: the same sources give the same bytes
+  target_link_options(shardcc-wrap PRIVATE -static -Wl,--no-insert-timestamp)
 endif()
 # The seat names are copies on Windows (a symbolic link needs a privilege there).
 set(SHARDCC_SEATS shardcc-nvcc shardcc-nvcc-torch shardcc-c++ shardcc-cc)
@@ -100,7 +101,7 @@ if(SHARDCC_WINDOWS_DEPS)
   target_link_libraries(shardcc PRIVATE ${cli_libs} ws2_32 shell32 bcrypt)
   if(NOT MSVC)
     target_compile_options(shardcc PRIVATE -include ${PROJECT_SOURCE_DIR}/cmake/mingw-jansson-format.h)
-    target_link_options(shardcc PRIVATE -static)
+    target_link_options(shardcc PRIVATE -static -Wl,--no-insert-timestamp)
   endif()
   install(TARGETS shardcc RUNTIME DESTINATION bin)
 endif()

@@ -289,4 +289,22 @@ printf '__global__ void k(int *p) { *p = 2; }\n' >cu/k.cu
 rc=0
 W compare cu/k1.o cu/k3.o >cmpe2.out 2>&1 || rc=$?
 expect_eq "shardcc.exe compare of an ELF object from a changed kernel: exit status" "$rc" 1
+
+# ---- the Windows release archive: byte-stable, the CLI and the seats, no DLL beyond Windows'
+cd "$T"
+version=$(sed -n 's/^#define SHARDCC_VERSION "\(.*\)"/\1/p' "$SHARDCC_SRC/src/common/version.h")
+name=shardcc-$version-windows-x86_64
+for d in r1 r2; do
+    "$SHARDCC_SRC/scripts/build-release.sh" --windows --deps "$DEPS" --out $d >$d.log 2>&1 ||
+        fail "build-release.sh --windows: $(tail -5 $d.log)"
+done
+expect_eq "two Windows release builds give the same archive" "$(cut -d' ' -f1 r1/$name.zip.sha256)" \
+    "$(cut -d' ' -f1 r2/$name.zip.sha256)"
+(cd r1 && sha256sum -c --status $name.zip.sha256) || fail "the .sha256 does not match"
+python3 -c 'import sys, zipfile; print("\n".join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))' r1/$name.zip >zip.txt
+expect_eq "$name.zip holds" "$(sed "s|^$name/bin/||" zip.txt | tr '\n' ' ')" \
+    "shardcc-c++.exe shardcc-cc.exe shardcc-nvcc-torch.exe shardcc-nvcc.exe shardcc-wrap.exe shardcc.exe "
+mkdir rx && (cd rx && python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall()' ../r1/$name.zip)
+wine rx/$name/bin/shardcc.exe --version </dev/null >relver.out 2>&1 || fail "the release's shardcc.exe: $(cat relver.out)"
+expect_eq "the release's shardcc.exe under Wine" "$(tr -d '\r' <relver.out)" "shardcc $version"
 echo "# $CHECKS checks"
