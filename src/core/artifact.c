@@ -30,25 +30,80 @@ static int is_key_char(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z');
 }
 
-int cache_entry_name_ok(const char *rel)
+static int is_hex_char(char c)
 {
-    /* one to eight single-character directory levels, then <key chars> and R or M (ccache's
-     * result and manifest) or D (the seat's device-code store, devcode.h) */
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* The last component of rel after its one-character directories (NULL when there are not
+ * one to eight of them). */
+static const char *entry_tail(const char *rel)
+{
     const char *p = rel;
     int levels = 0;
     while (is_key_char(p[0]) && p[1] == '/') {
         p += 2;
         levels++;
     }
-    if (levels < 1 || levels > 8)
+    return levels < 1 || levels > 8 ? NULL : p;
+}
+
+/* 1 when the name is a key alone (newer ccache), 0 when it ends in a kind letter (or is
+ * neither: cache_entry_name_ok tells) */
+static int bare_key(const char *tail, size_t n)
+{
+    if (n < 20 || n > 80)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!is_hex_char(tail[i]))
+            return 0;
+    return 1;
+}
+
+int cache_entry_name_ok(const char *rel)
+{
+    const char *p = entry_tail(rel);
+    if (!p)
         return 0;
     size_t n = strlen(p);
-    if (n < 2 || n > 80 || (p[n - 1] != 'R' && p[n - 1] != 'M' && p[n - 1] != 'D'))
+    if (bare_key(p, n))
+        return 1;
+    if (n < 2 || n > 80 ||
+        (p[n - 1] != CACHE_RESULT && p[n - 1] != CACHE_MANIFEST && p[n - 1] != CACHE_DEVICE))
         return 0;
     for (size_t i = 0; i + 1 < n; i++)
         if (!is_key_char(p[i]))
             return 0;
     return 1;
+}
+
+char cache_entry_kind(const char *rel, const char *path)
+{
+    const char *p = entry_tail(rel);
+    size_t n = p ? strlen(p) : 0;
+    if (!p || !n)
+        return 0;
+    if (!bare_key(p, n))
+        return strchr("RMD", p[n - 1]) ? p[n - 1] : 0;
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    unsigned char h[4];
+    size_t got = f ? fread(h, 1, sizeof h, f) : 0;
+    if (f)
+        fclose(f);
+    if (got != sizeof h || h[0] != 0xcc || h[1] != 0xac)
+        return 0;
+    return h[3] == 0 ? CACHE_RESULT : h[3] == 1 ? CACHE_MANIFEST : 0;
+}
+
+void cache_entry_key(const char *rel, struct strbuf *out)
+{
+    const char *p = entry_tail(rel);
+    size_t n = strlen(rel), tail = p ? strlen(p) : 0;
+    if (p && tail && !bare_key(p, tail))
+        n--; /* the kind letter */
+    for (size_t i = 0; i < n; i++)
+        if (rel[i] != '/')
+            sb_addc(out, rel[i]);
 }
 
 /* "cache/", "cache/x/", "cache/x/y/": the directories an archiver may list. */
@@ -98,13 +153,17 @@ static int walk(const char *root, const char *rel, int depth, struct cache_entry
             if (S_ISDIR(st.st_mode) && depth < 8 && strlen(de->d_name) == 1) {
                 rc = walk(root, sb_str(&r), depth + 1, out, n, alloc, err);
             } else if (S_ISREG(st.st_mode) && cache_entry_name_ok(sb_str(&r))) {
-                if (*n == *alloc) {
-                    *alloc = *alloc ? *alloc * 2 : 256;
-                    *out = xrealloc(*out, *alloc * sizeof **out);
+                char kind = cache_entry_kind(sb_str(&r), sb_str(&full));
+                if (kind) { /* a bare key whose header is not ccache's is not an entry */
+                    if (*n == *alloc) {
+                        *alloc = *alloc ? *alloc * 2 : 256;
+                        *out = xrealloc(*out, *alloc * sizeof **out);
+                    }
+                    (*out)[*n].rel = sb_detach(&r);
+                    (*out)[*n].size = (uint64_t)st.st_size;
+                    (*out)[*n].kind = kind;
+                    (*n)++;
                 }
-                (*out)[*n].rel = sb_detach(&r);
-                (*out)[*n].size = (uint64_t)st.st_size;
-                (*n)++;
             }
         }
         sb_release(&r);
@@ -412,9 +471,8 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
         }
         struct strbuf dest = STRBUF_INIT;
         sb_addf(&dest, "%s/%s", dir, rel);
-        size_t len = strlen(rel);
         if (plat_file_exists(sb_str(&dest))) {
-            if (rel[len - 1] == 'M') {
+            if (cache_entry_kind(rel, sb_str(&dest)) == CACHE_MANIFEST) {
                 st->kept++; /* direct-mode manifests may differ in stat data: keep one */
                 archive_read_data_skip(a);
             } else {

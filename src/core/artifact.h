@@ -14,16 +14,31 @@
 #define ARTIFACT_FORMAT 2
 
 struct cache_entry {
-    char *rel; /* "8/9/d36m...R", relative to the cache directory */
+    char *rel; /* "8/9/d36m...R" or "b/a/11b7...fd4", relative to the cache directory */
     uint64_t size;
+    char kind; /* CACHE_RESULT, CACHE_MANIFEST or CACHE_DEVICE */
 };
 
-/* The result (R) and manifest (M) entries under a ccache directory, sorted by path.
+#define CACHE_RESULT 'R'   /* ccache's result: the objects of one compile */
+#define CACHE_MANIFEST 'M' /* ccache's direct-mode manifest */
+#define CACHE_DEVICE 'D'   /* the seat's device-code store (devcode.h) */
+
+/* The result, manifest and device-code entries under a ccache directory, sorted by path.
  * 0, or EXIT_IO with a message. */
 int cache_list(const char *dir, struct cache_entry **out, size_t *n, struct strbuf *err);
 void cache_list_release(struct cache_entry *e, size_t n);
-/* True when rel is a well-formed cache entry name ("x/y/<key>R" or "...M"). */
+/* True when rel is a well-formed cache entry name: one to eight one-character directories,
+ * then either a key and its kind letter ("x/y/<key>R", M, D: ccache up to 4.9 and the
+ * seat's store), or a key of 20 to 80 lowercase hex digits alone (newer ccache, which
+ * keeps the kind in the entry's header). */
 int cache_entry_name_ok(const char *rel);
+/* The kind of the entry rel: its letter, or for a name without one the type in the header
+ * of the file at path (ccache's: the bytes cc ac, a version, 0 result or 1 manifest);
+ * 0 when it has no letter and path is NULL, unreadable or not a ccache entry. */
+char cache_entry_kind(const char *rel, const char *path);
+/* The key the entry rel stores: rel without its '/'s and its kind letter (the result key
+ * ccache logs, and the name its remote storage uses). */
+void cache_entry_key(const char *rel, struct strbuf *out);
 
 /* Writes manifest and the entries of cache_dir to path (temporary file + rename).
  * 0, or EXIT_IO with a message. */

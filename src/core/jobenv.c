@@ -252,6 +252,19 @@ static char *find_ld_seat(const char *bindir)
     return NULL;
 }
 
+/* The seats' paths as the build's programs are run by: on Windows with '\\', which cmd.exe
+ * needs in a program's name (it reads "C:/dir/cc.exe" as "C:" and options); elsewhere as
+ * they are. Returns sb's string. */
+static const char *native_path(struct strbuf *sb)
+{
+#ifdef _WIN32
+    for (size_t i = 0; i < sb->len; i++)
+        if (sb->buf[i] == '/')
+            sb->buf[i] = '\\';
+#endif
+    return sb_str(sb);
+}
+
 /* dir first in the path-list value of name (':' between entries, ';' on Windows; once: an
  * environment eval'd twice stays the same) */
 static void add_path_first(json_t *vars, const char *name, const char *dir)
@@ -665,10 +678,10 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     /* torch runs $CUDA_HOME/bin/nvcc where CMake runs CUDACXX or PATH's nvcc: a seat each,
      * so that each runs the nvcc its build would have run */
     sb_addf(&sb, "%s/shardcc-nvcc-torch" PLAT_EXE, sb_str(&bindir));
-    add(v, "PYTORCH_NVCC", sb_str(&sb));
+    add(v, "PYTORCH_NVCC", native_path(&sb));
     sb_reset(&sb);
     sb_addf(&sb, "%s/shardcc-nvcc" PLAT_EXE, sb_str(&bindir));
-    add(v, "CUDACXX", sb_str(&sb));
+    add(v, "CUDACXX", native_path(&sb));
     sb_reset(&sb);
     /* The host seats: with --host-seat they shard every host TU; by default ("torch") only
      * the TUs of torch extensions (-DTORCH_EXTENSION_NAME=), which run nothing they build,
@@ -682,7 +695,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
             if (o->host_seat == 0 && !given[i] && !host_var_plain(var[i]))
                 continue;
             sb_addf(&sb, "%s/shardcc-%s" PLAT_EXE, sb_str(&bindir), seat[i]);
-            add(v, var[i], sb_str(&sb));
+            add(v, var[i], native_path(&sb));
             sb_reset(&sb);
         }
         add(v, "SHARDCC_HOST_SEAT", o->host_seat > 0 ? "all" : "torch");

@@ -216,14 +216,11 @@ static int is_devcode_manifest(const char *staging, const char *rel)
 static const char *tu_of_entry(const struct art *arts, size_t n, const char *rel, int *pinned)
 {
     *pinned = 0;
+    struct strbuf kb = STRBUF_INIT;
+    cache_entry_key(rel, &kb);
     char key[128];
-    size_t k = 0;
-    for (const char *p = rel; *p && k + 1 < sizeof key; p++)
-        if (*p != '/')
-            key[k++] = *p;
-    if (k)
-        k--; /* the trailing R */
-    key[k] = '\0';
+    snprintf(key, sizeof key, "%s", sb_str(&kb));
+    sb_release(&kb);
     for (size_t i = 0; i < n; i++) {
         const char *lists[] = {"tus", "others"};
         for (size_t l = 0; l < 2; l++) {
@@ -266,6 +263,15 @@ static int check_entries(const char *cmd, const struct art *a, json_t *members)
             report_error(cmd, "%s: the manifest lists \"%s\" (%s), which the archive %s", a->path,
                          p ? p : "?", json_is_integer(size) ? "with a size" : "without a size",
                          got ? "holds with another size" : "does not hold");
+            return EXIT_IO;
+        }
+        json_t *kind = json_object_get(e, "kind"); /* absent in artifacts of older shards */
+        const char *ks = json_string_value(kind);
+        if (kind &&
+            (!ks || (strcmp(ks, "result") && strcmp(ks, "manifest") && strcmp(ks, "device")))) {
+            report_error(
+                cmd, "%s: the manifest gives \"%s\" a kind that is not result, manifest or device",
+                a->path, p);
             return EXIT_IO;
         }
         listed++;
@@ -653,8 +659,15 @@ static void digest_collisions(const struct art *arts, size_t n, json_t *diff)
         {
             const char *path = json_string_value(json_object_get(e, "path"));
             const char *sha = json_string_value(json_object_get(e, "sha256"));
+            const char *kind = json_string_value(json_object_get(e, "kind"));
             size_t len = path ? strlen(path) : 0;
-            if (!sha || len < 8 || path[len - 1] == 'M') /* manifests differ by design */
+            if (!sha || len < 8)
+                continue;
+            /* manifests differ by design: the manifest's kind, else (older shards) the
+             * name's letter */
+            if (kind ? !strcmp(kind, "manifest")
+                     : cache_entry_kind(path + (strncmp(path, "cache/", 6) ? 0 : 6), NULL) ==
+                           CACHE_MANIFEST)
                 continue;
             json_t *prev = json_object_get(seen, path);
             if (!prev) {
@@ -838,7 +851,8 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
             int pinned;
             const char *tu = tu_of_entry(arts, n, rel, &pinned);
             if (pinned) {
-                /* every shard compiled it: its copies differ in nvcc's temporary names */
+                /* every shard compiled it: its copies differ in the time ccache made them
+                 * (in the entry's header) and nvcc's temporary names */
                 res->pinned_copies++;
                 continue;
             }
@@ -855,7 +869,8 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         if (res->pinned_copies)
             fprintf(stderr,
                     "%s: %zu results of pinned TUs differ between shards (every shard compiled "
-                    "them; nvcc's temporary names differ): the link job gets shard %d's\n",
+                    "them; ccache's entries hold the time they were made, and nvcc's objects "
+                    "temporary names): the link job gets shard %d's\n",
                     o->cmd, res->pinned_copies, n ? arts[0].shard : 1);
     }
     json_decref(diff);

@@ -1,6 +1,7 @@
 /* remote: ccache's remote storage URL and a client for its Redis and HTTP servers (see
  * remote.h). */
 #include "remote.h"
+#include "artifact.h"
 #include "net.h"
 #include "platform.h"
 
@@ -323,14 +324,11 @@ void remote_release(struct remote *r)
 
 int remote_entry_name(const char *rel, struct strbuf *out)
 {
-    size_t n = strlen(rel);
-    if (n < 3 || !strchr("RMD", rel[n - 1]))
+    if (!cache_entry_name_ok(rel))
         return -1;
     struct strbuf d = STRBUF_INIT;
-    for (size_t i = 0; i + 1 < n; i++)
-        if (rel[i] != '/')
-            sb_addc(&d, rel[i]);
-    if (rel[n - 1] == 'D')
+    cache_entry_key(rel, &d);
+    if (cache_entry_kind(rel, NULL) == CACHE_DEVICE)
         sb_addf(out, "shardcc/d/%s", sb_str(&d));
     else
         sb_adds(out, sb_str(&d));

