@@ -31,16 +31,8 @@ else()
     "1 24 \"${PROJECT_SOURCE_DIR}/cmake/windows-utf8.manifest\"\n")
   set(SHARDCC_WIN_MANIFEST ${PROJECT_BINARY_DIR}/windows-utf8.rc)
 endif()
-add_executable(shardcc-wrap
-  src/wrap/main.c
-  src/common/strbuf.c src/common/strvec.c src/common/path.c src/common/platform_win32.c
-  src/common/args.c src/common/sha256.c
-  src/wrap/seat.c src/wrap/options.c src/wrap/nvcc_options.c src/wrap/gcc_options.c
-  src/wrap/cl_options.c
-  src/wrap/rsp.c src/wrap/argv.c src/wrap/classify.c src/wrap/partition.c
-  src/wrap/stub_coff.c src/wrap/stub.c src/wrap/journal.c src/wrap/ccache_log.c
-  src/wrap/ldseat.c src/wrap/devcode.c src/wrap/dryrun.c src/wrap/pipeline.c src/wrap/split.c
-  ${SHARDCC_WIN_MANIFEST})
+add_executable(shardcc-wrap src/wrap/main.c ${SHARDCC_COMMON_SRC} src/common/platform_win32.c
+  ${SHARDCC_WRAPCORE_SRC} ${SHARDCC_WIN_MANIFEST})
 target_include_directories(shardcc-wrap PRIVATE src/common src/wrap ${XXHASH_INCLUDE_DIR})
 target_link_libraries(shardcc-wrap PRIVATE shell32) # CommandLineToArgvW
 if(NOT MSVC)
@@ -78,22 +70,10 @@ if(SHARDCC_WINDOWS_DEPS)
     endif()
     list(APPEND cli_libs ${SHARDCC_WIN_LIB_${first}})
   endforeach()
-  add_executable(shardcc
-    src/cli/main.c src/cli/cmd_env.c src/cli/cmd_classify.c src/cli/cmd_shard.c
-    src/cli/cmd_merge.c src/cli/cmd_link.c src/cli/cmd_compare.c src/cli/cmd_local.c
-    src/cli/cmd_matrix.c src/cli/cmd_report.c src/cli/cmd_plan.c src/cli/cmd_explain.c
-    src/cli/static_noxar.c
-    src/core/job.c src/core/toolchain.c src/core/jobenv.c src/core/jrnl.c src/core/artifact.c
-    src/core/merge.c src/core/cmstate.c src/core/compare.c src/core/ydoc.c src/core/grid.c
-    src/core/ci_index.c src/core/plan.c src/core/explain.c src/core/net_win32.c src/core/remote.c
-    src/core/seed.c
-    src/common/strbuf.c src/common/strvec.c src/common/path.c src/common/platform_win32.c
-    src/common/args.c src/common/sha256.c
-    src/wrap/seat.c src/wrap/options.c src/wrap/nvcc_options.c src/wrap/gcc_options.c
-    src/wrap/cl_options.c src/wrap/rsp.c src/wrap/argv.c src/wrap/classify.c src/wrap/partition.c
-    src/wrap/stub_elf.c src/wrap/stub_coff.c src/wrap/stub.c src/wrap/journal.c
-    src/wrap/ccache_log.c src/wrap/ldseat.c src/wrap/devcode.c src/wrap/dryrun.c
-    src/wrap/pipeline.c src/wrap/split.c ${SHARDCC_WIN_MANIFEST})
+  add_executable(shardcc ${SHARDCC_CLI_SRC} src/cli/static_noxar.c
+    ${SHARDCC_CORE_SRC} src/core/net_win32.c
+    ${SHARDCC_COMMON_SRC} src/common/platform_win32.c
+    ${SHARDCC_WRAPCORE_SRC} ${SHARDCC_WIN_MANIFEST})
   target_include_directories(shardcc PRIVATE src/cli src/core src/common src/wrap
     ${XXHASH_INCLUDE_DIR} ${SHARDCC_WINDOWS_DEPS}/include)
   # static libraries: no __declspec(dllimport) in their headers
