@@ -32,7 +32,7 @@ def options(shardcc, cmd):
     lines and the option list of CMD --help."""
     text = run([shardcc, cmd, "--help"])
     opts = {}
-    for m in re.finditer(r"(?<![\w-])(-n|--(?:\[no-\])?[a-z][a-z0-9-]*)((?:[ =](?:[A-Z][A-Z./|]*|I/N|X\.Y|sh\|json|nvcc\|c\+\+\|cc|median\|latest|text\|markdown))?)",
+    for m in re.finditer(r"(?<![\w-])(-n|--(?:\[no-\])?[a-z][a-z0-9-]*)((?:[ =](?:[A-Z][A-Z./|]*|I/N|X\.Y|sh\|powershell\|cmd\|json|sh\|json|nvcc\|c\+\+\|cc|median\|latest|text\|markdown))?)",
                          text):
         name, tok = m.group(1), m.group(2)[1:]
         val = None if not tok else " ".join(tok.split("|")) if "|" in tok and tok.islower() else ""

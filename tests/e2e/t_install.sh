@@ -61,7 +61,7 @@ complete_bash() { (
 ); }
 expect_eq "bash: shardcc sh<TAB>" "$(complete_bash shardcc sh)" "shard "
 expect_eq "bash: shardcc shard --cu<TAB>" "$(complete_bash shardcc shard --cu)" "--cuda --cuda-home-seat "
-expect_eq "bash: shardcc env --format <TAB>" "$(complete_bash shardcc env --format '')" "json sh "
+expect_eq "bash: shardcc env --format <TAB>" "$(complete_bash shardcc env --format '')" "cmd json powershell sh "
 expect_eq "bash: shardcc report --format <TAB>" "$(complete_bash shardcc report --format '')" "markdown text "
 expect_eq "bash: shardcc help lo<TAB>" "$(complete_bash shardcc help lo)" "local "
 expect_eq "bash: after --, a command" "$(complete_bash shardcc link -- cmak | tr ' ' '\n' | grep -c '^cmake$')" 1
