@@ -869,7 +869,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         if (res->pinned_copies)
             fprintf(stderr,
                     "%s: %zu results of pinned TUs differ between shards (every shard compiled "
-                    "them; ccache's entries hold the time they were made, and nvcc's objects "
+                    "them; ccache's entries hold the time they were written, nvcc's objects their "
                     "temporary names): the link job gets shard %d's\n",
                     o->cmd, res->pinned_copies, n ? arts[0].shard : 1);
     }
