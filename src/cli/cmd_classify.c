@@ -116,7 +116,7 @@ static int split_parts(enum seat seat, const struct wrap_config *cfg, const stru
 
 int cmd_classify(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "shardcc classify", 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = "shardcc classify"};
     const char *shard = NULL, *root = getenv("SHARDCC_ROOT"), *seat_s = NULL;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {

@@ -27,7 +27,7 @@ static const char usage[] =
 
 int cmd_compare(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "shardcc compare", 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = "shardcc compare"};
     int exact = 0;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {

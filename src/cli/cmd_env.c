@@ -161,7 +161,7 @@ static void print_sh_quoted(const char *s)
 
 int cmd_env(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "shardcc env", 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = "shardcc env"};
     struct jobenv_opts o;
     memset(&o, 0, sizeof o);
     o.print_only = 1; /* a printing command: the cache and journal directories come later */

@@ -34,7 +34,7 @@ static const char usage[] =
 
 int cmd_explain(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, CMD, 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
     struct merge_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.cmd = CMD;

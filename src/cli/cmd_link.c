@@ -22,7 +22,7 @@
 
 static const char usage[] =
     "usage: shardcc link --artifacts DIR|FILE... --expect-shards N [--min-hit-rate R]\n"
-    "                    [--remote URL [--run-id ID] [--cell ID]]\n"
+    "                    [--remote URL [--run-id ID] [--cell ID]] [--clean CMD]\n"
     "                    [--cache DIR] [--root DIR] [--journal FILE] [--plan FILE]\n"
     "                    [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                    [--[no-]reproducible] [--split-archs N] [--real-nvcc PATH]\n"
@@ -57,6 +57,8 @@ static const char usage[] =
     "  --journal FILE         the seats' journal (default: ROOT/.shardcc/link/journal.tsv)\n"
     "  --plan FILE            the shards' plan: refuse artifacts made with another one\n"
     "  --root DIR             the project root: the shards' (default: .)\n"
+    "  --clean CMD            a shell command run first, before the merge, to make the tree\n"
+    "                         clean (e.g. 'rm -rf build'): the job starts from a clean tree\n"
     "  --fresh-configure      do not write the shards' CMake configure state into the build\n"
     "                         directories before CMD (see CONFIGURE STATE in shardcc-link(1)):\n"
     "                         CMake then identifies the compilers again, as in a plain "
@@ -96,14 +98,14 @@ static void restore_configure(const char *root, const json_t *cmake, int fresh)
  * free, whichever way it returns. */
 static int link_job(int argc, char **argv, struct remote **remote_out, char **run_out)
 {
-    struct args a = {argc, argv, 1, CMD, 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
     struct jobenv_opts o;
     memset(&o, 0, sizeof o);
     struct merge_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.cmd = CMD;
     mo.inputs = calloc((size_t)argc, sizeof *mo.inputs);
-    const char *expect = NULL, *rate_s = "0.90", *cell = "default";
+    const char *expect = NULL, *rate_s = "0.90", *cell = "default", *clean = NULL;
     int fresh = 0;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
@@ -117,6 +119,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
             continue;
         if (args_value(&a, "--expect-shards", &expect) ||
             args_value(&a, "--min-hit-rate", &rate_s) || args_value(&a, "--cell", &cell) ||
+            args_value(&a, "--clean", &clean) ||
             (args_flag(&a, "--allow-partial") && (mo.allow_partial = 1)) ||
             (args_flag(&a, "--allow-nondeterministic") && (mo.allow_nondeterministic = 1)) ||
             (args_flag(&a, "--fresh-configure") && (fresh = 1)) || jobenv_arg(&a, &o))
@@ -161,6 +164,10 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
         return rc;
     }
     char **build = argv + a.i;
+    if (clean && (rc = run_clean_command(CMD, clean)) != EXIT_OK) {
+        free(mo.inputs);
+        return rc;
+    }
 
     /* an earlier link job's summary must not outlive this one: whatever fails below,
      * shardcc report then says the link job has not finished (not an older result) */
@@ -286,6 +293,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     fprintf(stderr, CMD ": running the build in the link phase\n");
     jobenv_apply(&env);
     uint64_t t0 = plat_monotonic_us(), w0 = plat_wall_us();
+    long long started = (long long)w0;
     struct strbuf how = STRBUF_INIT;
     int st = run_build(build, &how);
     double wall = (double)(plat_monotonic_us() - t0) / 1e6;
@@ -353,8 +361,13 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
         rc = EXIT_GUARD;
     }
     if (s.tu == 0) {
-        report_error(CMD, "the seats saw no TU compile in the link job: the build bypassed "
-                          "them, so nothing came from the shards");
+        struct strbuf why = STRBUF_INIT;
+        explain_no_tu(env.root, started, &why);
+        report_error(CMD,
+                     "the seats saw no TU compile in the link job, so nothing came from the "
+                     "shards: %s",
+                     sb_str(&why));
+        sb_release(&why);
         rc = EXIT_GUARD;
     } else if (rate + 1e-12 < min_rate) {
         report_error(CMD,

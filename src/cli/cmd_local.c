@@ -265,7 +265,7 @@ static int run_baseline(const char *root, const char *work, const struct strvec 
 {
     struct jobenv_opts o;
     memset(&o, 0, sizeof o);
-    struct args b = {(int)fwd->n, fwd->v, 0, CMD, 0};
+    struct args b = {.argc = (int)fwd->n, .argv = fwd->v, .i = 0, .cmd = CMD};
     while (b.i < b.argc && !b.error)
         if (!jobenv_arg(&b, &o))
             args_unknown(&b); /* cannot happen: fwd holds job options only */
@@ -301,7 +301,7 @@ static int run_baseline(const char *root, const char *work, const struct strvec 
 
 int cmd_local(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, CMD, 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
     const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".", *plan = NULL;
     const char *rate = NULL, *val;
     int baseline = 1, reproducible = 0;

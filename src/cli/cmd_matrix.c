@@ -147,7 +147,7 @@ static void print_summary(json_t *plan, struct package *const *pkgs, size_t np, 
 
 int cmd_matrix(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, CMD, 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
     struct strvec inputs = STRVEC_INIT;
     const char *cells_path = NULL, *max_s = "256", *conc_s = "20", *first;
     int pretty = 0, strict = 0, summary = 0;

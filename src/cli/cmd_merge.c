@@ -30,7 +30,7 @@ static const char usage[] =
 
 int cmd_merge(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "shardcc merge", 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = "shardcc merge"};
     struct merge_opts o;
     memset(&o, 0, sizeof o);
     o.cmd = "shardcc merge";

@@ -535,7 +535,7 @@ static void walk_sources(const char *root, const char *rel, struct costs *c, int
 
 int cmd_plan(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, CMD, 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
     const char *n_s = NULL, *out = NULL, *pick_s = "median", *root = ".";
     int sources = 0, per_cell = 0;
     struct strvec inputs = STRVEC_INIT;

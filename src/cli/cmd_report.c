@@ -220,7 +220,7 @@ static void farm_report(json_t **m, size_t n, int md)
 
 int cmd_report(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, CMD, 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
     struct merge_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.cmd = CMD;

@@ -23,7 +23,7 @@
 
 static const char usage[] =
     "usage: shardcc shard --shard I/N|auto [--count N] --artifact PATH|--no-artifact\n"
-    "                     [--cell ID] [--remote URL [--run-id ID]]\n"
+    "                     [--cell ID] [--clean CMD] [--remote URL [--run-id ID]]\n"
     "                     [--root DIR] [--cache DIR] [--journal FILE] [--pin GLOB]...\n"
     "                     [--[no-]host-seat] [--[no-]cuda-home-seat] [--relocatable]\n"
     "                     [--[no-]reproducible] [--split-archs N] [--plan FILE]\n"
@@ -58,6 +58,8 @@ static const char usage[] =
     "                   GITHUB_RUN_ID, CI_PIPELINE_ID, BUILDKITE_BUILD_ID, CIRCLE_WORKFLOW_ID)\n"
     "  --cell ID        the build this shard belongs to: package, platform, python, cuda...\n"
     "                   (letters, digits, . _ + -; default: default)\n"
+    "  --clean CMD      a shell command run before the build to make the tree clean (e.g.\n"
+    "                   'rm -rf build'): each job starts from a clean build tree\n"
     "  --root DIR       the project root (default: .)\n"
     "  --cache DIR      the ccache directory (default: a fresh ROOT/.shardcc/shard-I-of-N/cache)\n"
     "  --journal FILE   the seats' journal (default: ROOT/.shardcc/shard-I-of-N/journal.tsv)\n"
@@ -68,7 +70,8 @@ static const char usage[] =
     "\n"
     "Exit status: 0 ok (also for a shard that owned no TU: a warning and an artifact with no\n"
     "entries), 1 the build failed (no artifact), 2 usage, 3 guard failed (the seat saw no TU\n"
-    "compile: the build bypassed it; or the shard owned TUs but cached no result), 4 I/O\n"
+    "compile: the build bypassed it, or found its tree already built; or the shard owned TUs but "
+    "cached no result), 4 I/O\n"
     "(also: the remote did not take the entries or the manifest; the artifact, if asked for,\n"
     "is written first).\n";
 
@@ -378,10 +381,11 @@ static int artifact_path(const char *artifact, const char *canonical, struct str
 
 int cmd_shard(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, CMD, 0};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
     struct jobenv_opts o;
     memset(&o, 0, sizeof o);
     const char *shard = NULL, *artifact = NULL, *cell = "default", *count_s = NULL;
+    const char *clean = NULL;
     int no_artifact = 0;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
@@ -392,6 +396,7 @@ int cmd_shard(int argc, char **argv)
             break;
         if (args_value(&a, "--shard", &shard) || args_value(&a, "--artifact", &artifact) ||
             args_value(&a, "--cell", &cell) || args_value(&a, "--count", &count_s) ||
+            args_value(&a, "--clean", &clean) ||
             (args_flag(&a, "--no-artifact") && (no_artifact = 1)) || jobenv_arg(&a, &o))
             continue;
         if (!a.error)
@@ -449,6 +454,12 @@ int cmd_shard(int argc, char **argv)
         return EXIT_USAGE;
     }
     char **build = argv + a.i;
+    /* first of all: a clean command may remove the state directory under the root too */
+    if (clean) {
+        int crc = run_clean_command(CMD, clean);
+        if (crc)
+            return crc;
+    }
 
     /* The artifact's final path: a directory gets the canonical name. */
     struct strbuf apath = STRBUF_INIT, name = STRBUF_INIT, state = STRBUF_INIT;
@@ -501,6 +512,7 @@ int cmd_shard(int argc, char **argv)
     fprintf(stderr, CMD ": shard %d/%d of cell %s: running the build\n", o.shard, o.count, cell);
     jobenv_apply(&env);
     uint64_t t0 = plat_monotonic_us();
+    long long started = (long long)plat_wall_us();
     struct strbuf how = STRBUF_INIT;
     int st = run_build(build, &how);
     double wall = (double)(plat_monotonic_us() - t0) / 1e6;
@@ -528,15 +540,17 @@ int cmd_shard(int argc, char **argv)
                        "written by another shardcc-wrap version on the seat?)",
                        j.skipped, env.journal, JOURNAL_MAGIC);
     if (s.tu == 0) {
+        struct strbuf why = STRBUF_INIT;
+        explain_no_tu(env.root, started, &why);
         report_error(CMD,
-                     "shard %d/%d: the seat saw no TU compile: the build bypassed the seats "
-                     "(%zu probe, %zu other calls seen). Which compiler did it run? It must "
-                     "take it from CUDACXX, PYTORCH_NVCC or $CUDA_HOME/bin/nvcc, and for host "
-                     "TUs (--host-seat) from CC and CXX: a Makefile, CMake cache or toolchain "
-                     "file that names nvcc, cl.exe or clang-cl by its path goes around them "
-                     "(a fresh build directory, or CMAKE_<LANG>_COMPILER set to the seat); "
-                     "or does the build download a prebuilt binary?",
-                     o.shard, o.count, s.probes, s.others);
+                     "shard %d/%d: the seat saw no TU compile (%zu probe, %zu other calls seen): "
+                     "%sA build that compiles must take its compilers from CUDACXX, "
+                     "PYTORCH_NVCC or $CUDA_HOME/bin/nvcc, and for host TUs (--host-seat) from "
+                     "CC and CXX: a Makefile, CMake cache or toolchain file that names nvcc, "
+                     "cl.exe or clang-cl by its path goes around them (a fresh build directory, "
+                     "or CMAKE_<LANG>_COMPILER set to the seat)",
+                     o.shard, o.count, s.probes, s.others, sb_str(&why));
+        sb_release(&why);
         return EXIT_GUARD;
     }
     if (cache_list(env.cache, &ents, &nents, &err) != 0) {

@@ -1,6 +1,7 @@
 /* shardcc: the command-line tool (the jobs around the seat wrapper). Dispatches to one
  * cmd_<name>() per subcommand; knows the version and where its seat binaries live. */
 #include "cli.h"
+#include "args.h"
 #include "job.h"
 #include "exit_status.h"
 #include "path.h"
@@ -28,6 +29,20 @@ static const struct command {
     {"report", cmd_report, "report a cell's shards and link job (text, or markdown for CI)"},
     {"matrix", cmd_matrix, "plan a build farm's shard and link jobs from package YAML files"},
 };
+
+/* "unknown command", with the nearest command's name where word is a typo of one */
+static void unknown_command(const char *who, const char *word)
+{
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        names[i] = commands[i].name;
+    const char *near = args_nearest(word, names, sizeof names / sizeof names[0]);
+    if (near)
+        fprintf(stderr, "%s: unknown command \"%s\": did you mean \"%s\"? (see shardcc --help)\n",
+                who, word, near);
+    else
+        fprintf(stderr, "%s: unknown command \"%s\" (see shardcc --help)\n", who, word);
+}
 
 static void usage(FILE *f)
 {
@@ -91,7 +106,7 @@ int main(int argc, char **argv)
                 char *hargv[] = {argv[2], "--help", NULL};
                 return finish_stdout(commands[i].name, commands[i].fn(2, hargv));
             }
-        fprintf(stderr, "shardcc help: unknown command \"%s\" (see shardcc --help)\n", argv[2]);
+        unknown_command("shardcc help", argv[2]);
         return EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -108,6 +123,6 @@ int main(int argc, char **argv)
             int rc = finish_stdout(commands[i].name, commands[i].fn(argc - 1, argv + 1));
             return annotate_failure(commands[i].name, rc);
         }
-    fprintf(stderr, "shardcc: unknown command \"%s\" (see shardcc --help)\n", argv[1]);
+    unknown_command("shardcc", argv[1]);
     return EXIT_USAGE;
 }

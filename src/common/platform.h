@@ -138,6 +138,9 @@ long plat_pid(void);
 #ifndef SHARDCC_PLATFORM_EXTRA
 #define SHARDCC_PLATFORM_EXTRA
 int plat_is_dir(const char *path);
+/* A file's last modification, in microseconds since the epoch (not following a symbolic
+ * link on POSIX); *is_dir says whether it is a directory. 0 or an errno. */
+int plat_mtime(const char *path, long long *usec, int *is_dir);
 /* Runs argv (argv[0] looked up on PATH) with this process's environment and standard
  * streams, waits, and returns its exit status (128+S for a signal S), or -1 (errno set).
  * SIGINT, SIGTERM and SIGHUP received meanwhile are passed on to the child. */

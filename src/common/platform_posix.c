@@ -598,6 +598,16 @@ int plat_is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+int plat_mtime(const char *path, long long *usec, int *is_dir)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno;
+    *usec = (long long)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
+    *is_dir = S_ISDIR(st.st_mode);
+    return 0;
+}
+
 /* A build the CLI runs is stopped with it: SIGINT, SIGTERM and SIGHUP (a CI runner
  * cancelling the job, ^C) are passed on to the build's process group, and the CLI waits
  * for the build to end instead of leaving it running, orphaned, against the job's cache. */

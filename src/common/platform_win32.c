@@ -299,6 +299,22 @@ int plat_is_dir(const char *path)
     return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
 }
 
+int plat_mtime(const char *path, long long *usec, int *is_dir)
+{
+    wchar_t *w = wide(path);
+    WIN32_FILE_ATTRIBUTE_DATA d;
+    BOOL ok = GetFileAttributesExW(w, GetFileExInfoStandard, &d);
+    free(w);
+    if (!ok)
+        return ENOENT;
+    /* 100 ns ticks since 1601 to microseconds since 1970 */
+    unsigned long long t = ((unsigned long long)d.ftLastWriteTime.dwHighDateTime << 32) |
+                           d.ftLastWriteTime.dwLowDateTime;
+    *usec = (long long)(t / 10ull) - 11644473600000000ll;
+    *is_dir = (d.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
+    return 0;
+}
+
 /* The extensions Windows runs (PATHEXT, else .COM;.EXE;.BAT;.CMD). */
 static const char *pathext(void)
 {

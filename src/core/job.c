@@ -4,6 +4,7 @@
 #include "job.h"
 #include "path.h"
 #include "platform.h"
+#include "strvec.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -184,4 +185,88 @@ json_t *json_file_load(const char *path, size_t max, json_error_t *je)
     json_t *doc = json_loadb(text.buf ? text.buf : "", text.len, 0, je);
     sb_release(&text);
     return doc;
+}
+
+int run_clean_command(const char *cmd, const char *clean)
+{
+    char *argv[] = {"/bin/sh", "-c", (char *)clean, NULL};
+    fprintf(stderr, "%s: cleaning the tree first: %s\n", cmd, clean);
+    int st = plat_spawn_wait_path(argv);
+    if (st != 0) {
+        report_error(cmd, "the clean command failed (%s %d): %s",
+                     st < 0 ? "could not start /bin/sh, errno" : "exit status", st < 0 ? errno : st,
+                     clean);
+        return EXIT_BUILD;
+    }
+    return EXIT_OK;
+}
+
+/* What explain_no_tu found under the root */
+struct obj_scan {
+    long long started;
+    size_t visited, fresh, stale;
+    struct strbuf fresh_example, stale_example;
+};
+
+static int is_object_name(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 2 && !strcmp(name + n - 2, ".o")) || (n > 4 && !strcmp(name + n - 4, ".obj"));
+}
+
+/* Walks dir (depth-first, sorted, at most 200000 entries in all, not into .git or
+ * shardcc's own state), counting object files written before and since s->started. */
+static void scan_objects(const char *dir, const char *rel, int depth, struct obj_scan *s)
+{
+    struct strvec names = STRVEC_INIT;
+    if (depth > 32 || plat_list_dir(dir, &names) != 0)
+        return;
+    for (size_t i = 0; i < names.n && s->visited < 200000; i++) {
+        const char *name = names.v[i];
+        s->visited++;
+        if (!strcmp(name, ".git") || !strcmp(name, ".shardcc"))
+            continue;
+        struct strbuf p = STRBUF_INIT, r = STRBUF_INIT;
+        sb_addf(&p, "%s/%s", dir, name);
+        sb_addf(&r, "%s%s%s", rel, *rel ? "/" : "", name);
+        long long mt;
+        int isdir;
+        if (plat_mtime(sb_str(&p), &mt, &isdir) == 0) {
+            if (isdir) {
+                scan_objects(sb_str(&p), sb_str(&r), depth + 1, s);
+            } else if (is_object_name(name)) {
+                int fresh = mt >= s->started;
+                struct strbuf *ex = fresh ? &s->fresh_example : &s->stale_example;
+                if (!ex->len)
+                    sb_adds(ex, sb_str(&r));
+                (fresh ? s->fresh++ : s->stale++);
+            }
+        }
+        sb_release(&p);
+        sb_release(&r);
+    }
+    sv_clear(&names);
+}
+
+void explain_no_tu(const char *root, long long started, struct strbuf *out)
+{
+    struct obj_scan s = {
+        .started = started, .fresh_example = STRBUF_INIT, .stale_example = STRBUF_INIT};
+    scan_objects(root, "", 0, &s);
+    if (s.fresh)
+        sb_addf(out,
+                "the build wrote %zu object file%s under the root without the seats (e.g. "
+                "\"%s\"): it runs its compilers by a path of its own. ",
+                s.fresh, s.fresh == 1 ? "" : "s", sb_str(&s.fresh_example));
+    else if (s.stale)
+        sb_addf(out,
+                "the build compiled nothing: its tree was already built (%zu object file%s from "
+                "before this job, e.g. \"%s\"), so it had nothing to do. Each job starts from a "
+                "clean build tree: remove it first, or pass --clean CMD (e.g. --clean 'rm -rf "
+                "build'). ",
+                s.stale, s.stale == 1 ? "" : "s", sb_str(&s.stale_example));
+    else
+        sb_adds(out, "no object file under the root was written by this build. ");
+    sb_release(&s.fresh_example);
+    sb_release(&s.stale_example);
 }

@@ -24,6 +24,17 @@ int cell_id_ok(const char *id);
  * signal N ended it), or 127. how gets "exit status S" or "killed by signal N, NAME". */
 int run_build(char **argv, struct strbuf *how);
 
+/* Runs a job's --clean command (sh -c CMD, or cmd.exe /c on Windows) before its build.
+ * EXIT_OK, or EXIT_BUILD with a message naming the command and its status. */
+int run_clean_command(const char *cmd, const char *clean);
+
+/* Why a build in which the seats saw no TU compile compiled nothing through them, from the
+ * object files (.o, .obj) under root: written since started (microseconds since the epoch,
+ * plat_wall_us) by a compiler that is not the seat, or all older, from an earlier build of an
+ * up-to-date tree, or none at all. Appends one or two sentences naming an example file and the
+ * remedy. */
+void explain_no_tu(const char *root, long long started, struct strbuf *out);
+
 /* Directory holding shardcc and its seats (shardcc-nvcc, ...). 0 or an errno. */
 int shardcc_bindir(struct strbuf *out);
 

@@ -47,6 +47,28 @@ expect_fail 3 "the seat saw no TU compile" \
     shardcc shard --shard 1/2 --cell guards --artifact ../other -- sh -c "export NVCC_OVERRIDE=/usr/local/cuda/bin/nvcc; $BUILD"
 { [ ! -e ../other/shard-guards-1-of-2.tar.zst ]; } || fail "no artifact from a bypassed shard"
 ok "no artifact from a bypassed shard"
+grep -qF 'object files under the root without the seats (e.g. "build/add.o")' "$T/.err" ||
+    fail "the bypass guard names no object the build wrote without the seats: $(cat "$T/.err")"
+ok "the bypass guard names an object written without the seats"
+
+# the same guard in a tree that is already built (ninja: no work to do): it says so, and
+# names --clean, which makes the job work
+mkdir -p ../cleaned && shardcc shard --shard 1/2 --cell guards --artifact ../cleaned --clean 'rm -rf build' -- ./gen.sh 2>"$T/.err" ||
+    fail "shard --clean: $(cat "$T/.err")"
+grep -q "cleaning the tree first: rm -rf build" "$T/.err" || fail "shard --clean said nothing: $(cat "$T/.err")"
+ok "shard --clean 'rm -rf build': an artifact"
+expect_fail 3 "its tree was already built" \
+    shardcc shard --shard 1/2 --cell guards --artifact ../cleaned -- ./gen.sh
+grep -qF -- "--clean CMD" "$T/.err" && ! grep -q "without the seats" "$T/.err" ||
+    fail "the up-to-date tree's message: $(cat "$T/.err")"
+shardcc link --artifacts ../art --expect-shards 2 --clean 'rm -rf build' -- ./gen.sh 2>"$T/.err" ||
+    fail "link --clean: $(cat "$T/.err")"
+grep -q "hit rate 100.0% (3/3 TUs)" "$T/.err" || fail "link --clean: $(cat "$T/.err")"
+ok "link --clean 'rm -rf build': 3/3 hits"
+expect_fail 3 "its tree was already built" \
+    shardcc link --artifacts ../art --expect-shards 2 -- ./gen.sh
+expect_fail 1 "the clean command failed (exit status 7): exit 7" \
+    shardcc shard --shard 1/2 --cell guards --artifact ../other --clean 'exit 7' -- ./gen.sh
 
 # a failing build: exit 1, no artifact
 expect_fail 1 "the build failed" shardcc shard --shard 1/2 --cell guards --artifact ../other -- sh -c "$BUILD --no-such-nvcc-option"

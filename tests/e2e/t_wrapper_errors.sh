@@ -104,6 +104,16 @@ expect_fail 2 'unknown command "frobnicate"' shardcc frobnicate
 expect_fail 2 '--shard "0/4"' shardcc env --shard 0/4
 expect_fail 2 '--format "xml"' shardcc env --format xml
 expect_fail 2 'unknown option "--bogus"' shardcc classify --bogus -- nvcc -c a.cu -o a.o
+# typos: the nearest command or option, and a build command without "--"
+expect_fail 2 'unknown command "shrad": did you mean "shard"?' shardcc shrad
+expect_fail 2 'unknown command "lnik": did you mean "link"?' shardcc help lnik
+expect_fail 2 'unknown option "--shards": did you mean "--shard"?' shardcc shard --shards 1/3 --artifact out -- true
+expect_fail 2 'unknown option "--expect-shard=3": did you mean "--expect-shards"?' shardcc link --expect-shard=3 -- true
+expect_fail 2 'unknown option "--host-sat": did you mean "--host-seat"?' shardcc env --host-sat
+expect_fail 2 'unexpected argument "sh": options come first, and the build command after "--"' \
+    shardcc shard --shard 1/3 --artifact out sh -c true
+grep -q "did you mean" "$T/.err" && fail "a suggestion for a word that is no option: $(cat "$T/.err")"
+expect_fail 2 'unknown option "--zzzzzz" (see --help)' shardcc local --zzzzzz
 expect_fail 2 'option --root needs a value' shardcc classify --root
 expect_fail 2 '--real-nvcc "/nonexistent/nvcc"' shardcc env --real-nvcc /nonexistent/nvcc
 # a plan without end is no regular file; a regular one is read up to its 64 MiB limit,
