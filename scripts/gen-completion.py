@@ -42,6 +42,10 @@ def options(shardcc, cmd):
                 continue
             if opts.get(n) is None or (val and not opts[n]):
                 opts[n] = val
+    # the short options (-n, -o) as the option list defines them: "  -o FILE   what..."
+    for m in re.finditer(r"^ {2,}(-[a-zA-Z])((?: [A-Z][A-Z./|]*)?) {2,}", text, re.M):
+        if m.group(1) != "-h":
+            opts.setdefault(m.group(1), "" if m.group(2) else None)
     return dict(sorted(opts.items()))
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Man pages from the docs: every docs/*.md whose first line is `# NAME(SECTION)` becomes
 OUTDIR/NAME.SECTION in roff (man(7) macros, tbl(1) tables), so the man pages say what the
-docs say and cannot drift from them. journal(5) and artifact(5) are installed as
-shardcc-journal(5) and shardcc-artifact(5), out of the system's namespace.
+docs say and cannot drift from them. The file formats are shardcc-journal(5) and
+shardcc-artifact(5), out of the system's namespace.
 
 The docs use a small part of Markdown, and only that part is understood: headings (## and
 ###), paragraphs, fenced code blocks, bulleted and numbered lists (continuation lines
@@ -14,7 +14,6 @@ import os
 import re
 import sys
 
-RENAME = {"journal": "shardcc-journal", "artifact": "shardcc-artifact"}
 
 
 def esc(text):
@@ -50,7 +49,7 @@ def convert(md, version, path):
     m = re.match(r"^# ([a-z][a-z0-9-]*)\(([1-8])\)$", lines[0])
     if not m:
         return None, None
-    name, sec = RENAME.get(m.group(1), m.group(1)), m.group(2)
+    name, sec = m.group(1), m.group(2)
     out = ["'\\\" t", '.TH "%s" "%s" "" "shardcc %s" "shardcc manual"' % (name.upper(), sec, version)]
     i = 1
     para = []

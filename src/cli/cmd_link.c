@@ -12,6 +12,7 @@
 #include "jrnl.h"
 #include "merge.h"
 #include "platform.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -295,7 +296,10 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     uint64_t t0 = plat_monotonic_us(), w0 = plat_wall_us();
     long long started = (long long)w0;
     struct strbuf how = STRBUF_INIT;
+    struct progress pg = {.cmd = CMD, .what = "link job", .journal = env.journal};
+    progress_start(&pg);
     int st = run_build(build, &how);
+    progress_stop();
     double wall = (double)(plat_monotonic_us() - t0) / 1e6;
     if (st != 0) {
         report_error(CMD, "the build failed (%s)", sb_str(&how));

@@ -10,6 +10,7 @@
 #include "path.h"
 #include "plan.h"
 #include "platform.h"
+#include "progress.h"
 #include "strvec.h"
 
 #include <errno.h>
@@ -85,9 +86,14 @@ static int run_clean(const char *clean, const char *log)
     return 0;
 }
 
-static int run_logged(char **argv, const char *log)
+/* Runs argv with its output appended to log; progress lines (progress.h) for the phase
+ * what, from the journal its seats write, meanwhile. */
+static int run_logged(char **argv, const char *log, const char *what, const char *journal)
 {
+    struct progress pg = {.cmd = CMD, .what = what, .journal = journal};
+    progress_start(&pg);
     int st = plat_spawn_wait_log(argv, log);
+    progress_stop();
     if (st < 0) {
         report_error(CMD, "cannot run \"%s\": %s", argv[0], strerror(errno));
         return EXIT_IO;
@@ -285,7 +291,7 @@ static int run_baseline(const char *root, const char *work, const struct strvec 
         struct strvec saved = STRVEC_INIT;
         plat_env_save(&saved);
         jobenv_apply(&env);
-        rc = run_logged(build, log);
+        rc = run_logged(build, log, "unsharded build", o.journal);
         plat_env_restore(&saved);
         sv_clear(&saved);
         if (rc) {
@@ -513,7 +519,11 @@ int cmd_local(int argc, char **argv)
         }
         push_job_tail(&v, sb_str(&rroot), &fwd, plan_abs, build, nbuild);
         double t0 = now_s();
-        rc = run_logged(sv_argv(&v), sb_str(&log));
+        struct strbuf jp = STRBUF_INIT, what = STRBUF_INIT;
+        sb_addf(&jp, "%s/.shardcc/shard-%d-of-%d/journal.tsv", sb_str(&rroot), i, n);
+        sb_addf(&what, "shard %d/%d", i, n);
+        rc = run_logged(sv_argv(&v), sb_str(&log), sb_str(&what), sb_str(&jp));
+        sb_release(&what);
         wall[i] = now_s() - t0;
         sv_clear(&v);
         sb_release(&spec);
@@ -522,8 +532,6 @@ int cmd_local(int argc, char **argv)
                          sb_str(&log));
             break;
         }
-        struct strbuf jp = STRBUF_INIT;
-        sb_addf(&jp, "%s/.shardcc/shard-%d-of-%d/journal.tsv", sb_str(&rroot), i, n);
         struct jrnl j;
         if (jrnl_load(sb_str(&jp), &j) == 0) {
             struct jstats s;
@@ -563,15 +571,15 @@ int cmd_local(int argc, char **argv)
             }
             push_job_tail(&v, sb_str(&rroot), &fwd, plan_abs, build, nbuild);
             double t0 = now_s();
-            rc = run_logged(sv_argv(&v), sb_str(&log));
+            struct strbuf jp = STRBUF_INIT;
+            sb_addf(&jp, "%s/.shardcc/link/journal.tsv", sb_str(&rroot));
+            rc = run_logged(sv_argv(&v), sb_str(&log), "link job", sb_str(&jp));
             link_wall = now_s() - t0;
             sv_clear(&v);
             sb_release(&ns);
             if (rc)
                 report_error(CMD, "the link job failed (exit status %d); log: %s", rc,
                              sb_str(&log));
-            struct strbuf jp = STRBUF_INIT;
-            sb_addf(&jp, "%s/.shardcc/link/journal.tsv", sb_str(&rroot));
             struct jrnl j;
             if (jrnl_load(sb_str(&jp), &j) == 0) {
                 jrnl_stats(&j, &ls);

@@ -76,7 +76,7 @@ struct pkg_sum {
 
 static size_t list_bytes(json_t *list)
 {
-    return json_dumpb(list, NULL, 0, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    return json_dumpb(list, NULL, 0, MATRIX_JSON_FLAGS);
 }
 
 static void print_summary(json_t *plan, struct package *const *pkgs, size_t np, long max_jobs,
@@ -225,7 +225,7 @@ int cmd_matrix(int argc, char **argv)
     if (!rc && (rc = matrix_plan(pkgs, np, &cells, max_jobs, &plan, &err)))
         report_error(CMD, "%s", sb_str(&err));
     if (!rc) {
-        char *s = json_dumps(plan, JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+        char *s = json_dumps(plan, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
         size_t nd = json_array_size(json_object_get(plan, "dispatches")), ns = 0, nl = 0;
         for (size_t d = 0; d < nd; d++) {
             json_t *x = json_array_get(json_object_get(plan, "dispatches"), d);

@@ -12,6 +12,7 @@
 #include "jrnl.h"
 #include "path.h"
 #include "platform.h"
+#include "progress.h"
 #include "remote.h"
 #include "seat.h"
 #include "sha256.h"
@@ -513,8 +514,13 @@ int cmd_shard(int argc, char **argv)
     jobenv_apply(&env);
     uint64_t t0 = plat_monotonic_us();
     long long started = (long long)plat_wall_us();
-    struct strbuf how = STRBUF_INIT;
+    struct strbuf how = STRBUF_INIT, what = STRBUF_INIT;
+    sb_addf(&what, "shard %d/%d", o.shard, o.count);
+    struct progress pg = {.cmd = CMD, .what = sb_str(&what), .journal = env.journal};
+    progress_start(&pg);
     int st = run_build(build, &how);
+    progress_stop();
+    sb_release(&what);
     double wall = (double)(plat_monotonic_us() - t0) / 1e6;
     if (st != 0) {
         report_error(CMD, "shard %d/%d: the build failed (%s); no artifact written", o.shard,

@@ -145,6 +145,11 @@ int plat_mtime(const char *path, long long *usec, int *is_dir);
  * streams, waits, and returns its exit status (128+S for a signal S), or -1 (errno set).
  * SIGINT, SIGTERM and SIGHUP received meanwhile are passed on to the child. */
 int plat_spawn_wait_path(char *const argv[]);
+/* While plat_spawn_wait_path or plat_spawn_wait_log waits for its child, fn(ctx) is called
+ * every interval seconds (progress lines on long builds); interval 0 or fn NULL: never. */
+void plat_wait_tick(unsigned interval, void (*fn)(void *ctx), void *ctx);
+/* Whether standard error is a terminal (a person watching, not a CI log). */
+int plat_stderr_is_terminal(void);
 /* As plat_spawn_wait_path, with standard output and error appended to the file log. */
 int plat_spawn_wait_log(char *const argv[], const char *log);
 /* The names in a directory (not "." and ".."), sorted. 0 or an errno. */

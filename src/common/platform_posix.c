@@ -626,6 +626,48 @@ int plat_interrupted_by(void)
     return fwd_sig;
 }
 
+static unsigned tick_interval;
+static void (*tick_fn)(void *);
+static void *tick_ctx;
+
+void plat_wait_tick(unsigned interval, void (*fn)(void *ctx), void *ctx)
+{
+    tick_interval = fn ? interval : 0;
+    tick_fn = fn;
+    tick_ctx = ctx;
+}
+
+int plat_stderr_is_terminal(void)
+{
+    return isatty(2);
+}
+
+/* wait_status, calling the tick function every tick_interval seconds meanwhile */
+static int wait_status_ticking(pid_t pid)
+{
+    if (!tick_interval)
+        return wait_status(pid);
+    uint64_t next = plat_monotonic_us() + (uint64_t)tick_interval * 1000000u;
+    for (;;) {
+        int st;
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (r == pid) {
+            last_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+            if (WIFEXITED(st))
+                return WEXITSTATUS(st);
+            return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+        }
+        struct timespec nap = {0, 200 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        if (plat_monotonic_us() >= next) {
+            tick_fn(tick_ctx);
+            next = plat_monotonic_us() + (uint64_t)tick_interval * 1000000u;
+        }
+    }
+}
+
 static int spawn_wait_forwarding(char *const argv[], const posix_spawn_file_actions_t *fa)
 {
     struct sigaction sa, old[3];
@@ -652,7 +694,7 @@ static int spawn_wait_forwarding(char *const argv[], const posix_spawn_file_acti
         fwd_pid = pid;
         if (fwd_sig) /* arrived before the child existed */
             kill(-pid, fwd_sig);
-        st = wait_status(pid);
+        st = wait_status_ticking(pid);
         fwd_pid = 0;
     }
     for (size_t i = 0; i < 3; i++)

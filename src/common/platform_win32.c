@@ -608,10 +608,30 @@ static int start(const char *path, char *const argv[], char *const envp[], HANDL
     return 0;
 }
 
+static unsigned tick_interval;
+static void (*tick_fn)(void *);
+static void *tick_ctx;
+
+void plat_wait_tick(unsigned interval, void (*fn)(void *ctx), void *ctx)
+{
+    tick_interval = fn ? interval : 0;
+    tick_fn = fn;
+    tick_ctx = ctx;
+}
+
+int plat_stderr_is_terminal(void)
+{
+    return _isatty(2);
+}
+
 static int wait_proc(HANDLE proc, char *rsp)
 {
     DWORD code = 1;
-    WaitForSingleObject(proc, INFINITE);
+    if (tick_interval)
+        while (WaitForSingleObject(proc, tick_interval * 1000u) == WAIT_TIMEOUT)
+            tick_fn(tick_ctx);
+    else
+        WaitForSingleObject(proc, INFINITE);
     GetExitCodeProcess(proc, &code);
     CloseHandle(proc);
     if (rsp) {

@@ -659,7 +659,7 @@ struct planner {
 /* The compact JSON of one entry, in bytes, with the comma that joins it to the list. */
 static size_t entry_bytes(const json_t *e)
 {
-    return json_dumpb(e, NULL, 0, JSON_COMPACT | JSON_PRESERVE_ORDER) + 1;
+    return json_dumpb(e, NULL, 0, MATRIX_JSON_FLAGS) + 1;
 }
 
 static void new_dispatch(struct planner *pl)

@@ -83,6 +83,9 @@ void package_release(struct package *p);
  * GitHub's hold at most 1 MB (read as 10^6 bytes, below 2^20, for what a consumer's own
  * serialisation may add). */
 #define MATRIX_MAX_OUTPUT_BYTES 1000000
+/* How a dispatch's entries are written (and measured against that limit): compact, in
+ * order, and numbers as a person writes them (0.9, not 0.90000000000000002) */
+#define MATRIX_JSON_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
 
 /* {"dispatches":[{"shards":[...],"links":[...]}, ...]}: every list at most max_jobs long
  * and MATRIX_MAX_OUTPUT_BYTES of compact JSON, a cell's shards and link in one dispatch. Returns 0

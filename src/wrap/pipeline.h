@@ -96,7 +96,7 @@ int pipeline_split_mark(const char *store, const char *tu_key, const char *outpu
                         const struct pipeline_opts *o, struct strbuf *err);
 
 /* The file (named by the seat for ccache's child) where the pipeline writes
- * "fallback<TAB>WHY" when it ran nvcc whole instead: the seat journals it (journal(5),
+ * "fallback<TAB>WHY" when it ran nvcc whole instead: the seat journals it (shardcc-journal(5),
  * SCP1 lines). */
 #define PIPELINE_NOTE_ENV "SHARDCC_PIPELINE_NOTE"
 

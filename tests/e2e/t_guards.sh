@@ -67,6 +67,17 @@ grep -q "hit rate 100.0% (3/3 TUs)" "$T/.err" || fail "link --clean: $(cat "$T/.
 ok "link --clean 'rm -rf build': 3/3 hits"
 expect_fail 3 "its tree was already built" \
     shardcc link --artifacts ../art --expect-shards 2 -- ./gen.sh
+# progress lines: every SHARDCC_PROGRESS_INTERVAL seconds when asked for (stderr is no
+# terminal here), none otherwise
+SHARDCC_PROGRESS=1 SHARDCC_PROGRESS_INTERVAL=1 shardcc shard --shard 1/2 --cell guards --artifact ../cleaned \
+    --clean 'rm -rf build' -- sh -c 'sleep 2.5 && ./gen.sh' 2>"$T/.err" || fail "shard with progress: $(cat "$T/.err")"
+grep -qE '^shardcc shard: shard 1/2: (no TU compile yet|[0-9]+ TU compiles so far \([0-9]+ through ccache.*\)), [0-9]+s elapsed$' "$T/.err" ||
+    fail "no progress line: $(cat "$T/.err")"
+ok "progress: $(grep -m1 'elapsed$' "$T/.err")"
+SHARDCC_PROGRESS_INTERVAL=1 shardcc shard --shard 1/2 --cell guards --artifact ../cleaned \
+    --clean 'rm -rf build' -- sh -c 'sleep 2.5 && ./gen.sh' 2>"$T/.err" || fail "shard: $(cat "$T/.err")"
+! grep -q 'elapsed$' "$T/.err" || fail "progress lines in a log: $(cat "$T/.err")"
+ok "no progress lines where stderr is not a terminal"
 expect_fail 1 "the clean command failed (exit status 7): exit 7" \
     shardcc shard --shard 1/2 --cell guards --artifact ../other --clean 'exit 7' -- ./gen.sh
 

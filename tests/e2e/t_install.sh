@@ -65,6 +65,18 @@ expect_eq "bash: shardcc env --format <TAB>" "$(complete_bash shardcc env --form
 expect_eq "bash: shardcc report --format <TAB>" "$(complete_bash shardcc report --format '')" "markdown text "
 expect_eq "bash: shardcc help lo<TAB>" "$(complete_bash shardcc help lo)" "local "
 expect_eq "bash: after --, a command" "$(complete_bash shardcc link -- cmak | tr ' ' '\n' | grep -c '^cmake$')" 1
+# every option each command's --help names completes (the long ones, and the short ones
+# of the option list: plan -o)
+for cmd in $("$T/p/bin/shardcc" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+    have=" $(complete_bash shardcc "$cmd" -) "
+    for o in $("$T/p/bin/shardcc" "$cmd" --help | grep -oE -- '--(\[no-\])?[a-z][a-z0-9-]*|^ +-[a-zA-Z] ' |
+        sed -E 's/^ +//; s/ $//; s/^--\[no-\](.*)/--\1 --no-\1/' | tr ' ' '\n' | sort -u); do
+        case $o in --help | --version | -h) continue ;; esac
+        case $have in *" $o "*) ;; *) fail "bash: shardcc $cmd -<TAB> lacks $o" ;; esac
+    done
+done
+ok "bash: every option of every command's --help completes"
+expect_eq "bash: shardcc plan -o<TAB>" "$(complete_bash shardcc plan -o)" "-o "
 # zsh completion, typed into an interactive zsh
 zc="$T/p/share/zsh/site-functions/_shardcc"
 [ -s "$zc" ] || fail "$zc is not installed"

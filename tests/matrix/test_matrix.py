@@ -119,6 +119,8 @@ def rules(shardcc, d):
     check(all(l["count"] == 0 and l["artifacts"] is None for l in fa if l["platform"] != "linux"),
           "grid: other platforms build unsharded (count 0)")
     check(all(l["min_hit_rate"] == 0.95 and l["host_seat"] is True for l in fa), "grid: min_hit_rate and host_seat carried")
+    check('"min_hit_rate":0.95,' in out and '"min_hit_rate":0.9,' in out and "000000000" not in out,
+          "grid: rates printed as written (0.95, the default 0.9), not 0.94999999999999996")
     fas = [s for s in shards if s["package"] == "fa"]
     check(fas and all(s["pin"] == "tools/*:gen/main.cu" for s in fas), "grid: pin carried to fa's shards")
     check(all(s["pin"] == "" for s in shards if s["package"] != "fa"), "grid: no pin is an empty pin")
