@@ -225,7 +225,8 @@ int cmd_matrix(int argc, char **argv)
     if (!rc && (rc = matrix_plan(pkgs, np, &cells, max_jobs, &plan, &err)))
         report_error(CMD, "%s", sb_str(&err));
     if (!rc) {
-        char *s = json_dumps(plan, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+        char *s = json_dumps(plan, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) |
+                                       (pretty ? JSON_INDENT(2) : JSON_COMPACT));
         size_t nd = json_array_size(json_object_get(plan, "dispatches")), ns = 0, nl = 0;
         for (size_t d = 0; d < nd; d++) {
             json_t *x = json_array_get(json_object_get(plan, "dispatches"), d);

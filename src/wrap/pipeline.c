@@ -124,11 +124,10 @@ static int rename_temps(char *text, const char *name, struct strbuf *why)
     return 0;
 }
 
-/* tmpxft_<h1>_<h2> from the output's path: below the project root (SHARDCC_ROOT) where it
- * is there, so that the names do not depend on where the project is; else absolute. The
- * same in every phase whatever order ccache gives the arguments in, and two calls at once
- * share it only when they write the same file. */
-static void temp_name(const char *output, char name[TMPXFT_LEN + 1])
+/* A name from the output's path (the split marker's, split.h): below the project root
+ * (SHARDCC_ROOT) where it is there, so that it does not depend on where the project is;
+ * else absolute. */
+static void output_name(const char *output, char name[TMPXFT_LEN + 1])
 {
     struct strbuf cwd = STRBUF_INIT, abs = STRBUF_INIT, root = STRBUF_INIT;
     if (plat_getcwd(&cwd) != 0)
@@ -150,6 +149,60 @@ static void temp_name(const char *output, char name[TMPXFT_LEN + 1])
     sb_release(&cwd);
     sb_release(&abs);
     sb_release(&root);
+}
+
+/* tmpxft_<h1>_<h2> from what ccache's key covers: the call's arguments less its output
+ * (-o FILE; the depfile options are out already), sorted, with the project root
+ * (SHARDCC_ROOT) written as "<root>" in them. Two calls that differ only in their output
+ * are one ccache entry, so they must make the same bytes: the temporaries' names, which
+ * reach the object, cannot come from the output's path. The same at any root (jobs
+ * with --relocatable). */
+static void call_temp_name(const struct strvec *args, const char *output, char name[TMPXFT_LEN + 1])
+{
+    struct strbuf root = STRBUF_INIT, a = STRBUF_INIT;
+    const char *r = getenv("SHARDCC_ROOT");
+    if (r && *r && plat_realpath(r, &root) == 0 && root.len > 1)
+        sb_adds(&root, "/");
+    else
+        sb_reset(&root);
+    const char **v = xmalloc((args->n ? args->n : 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < args->n; i++) {
+        const char *arg = args->v[i];
+        if (output && (!strcmp(arg, "-o") || !strcmp(arg, "--output-file")) && i + 1 < args->n &&
+            !strcmp(args->v[i + 1], output)) {
+            i++;
+            continue;
+        }
+        if (output && (!strncmp(arg, "-o", 2) || !strncmp(arg, "--output-file=", 14)) &&
+            !strcmp(arg + (arg[1] == 'o' ? 2 : 14), output))
+            continue;
+        v[n++] = arg;
+    }
+    qsort(v, n, sizeof *v, cstr_cmp);
+    struct sha256 s;
+    unsigned char d[32];
+    char hex[65];
+    sha256_init(&s);
+    sha256_update_str(&s, "shardcc-pipeline-2");
+    for (size_t i = 0; i < n; i++) {
+        sb_reset(&a);
+        for (const char *p = v[i]; *p;) {
+            if (root.len && !strncmp(p, root.buf, root.len)) {
+                sb_adds(&a, "<root>/");
+                p += root.len;
+            } else {
+                sb_add(&a, p++, 1);
+            }
+        }
+        sha256_update(&s, a.buf ? a.buf : "", a.len + 1); /* with its NUL: a separator */
+    }
+    sha256_final(&s, d);
+    sha256_hex(d, hex);
+    snprintf(name, TMPXFT_LEN + 1, "%s%.8s_%.8s", TMPXFT, hex, hex + 8);
+    free(v);
+    sb_release(&root);
+    sb_release(&a);
 }
 
 /* Gives the depfile options to the host preprocessor step. */
@@ -204,6 +257,124 @@ static void copy_out(const char *path, FILE *to)
 }
 
 /* Runs one step: 0, or its exit status (a message when it could not be started). */
+/* The salt of the module ids this call's steps write: the call's temporary name. */
+static char module_salt[TMPXFT_LEN + 1];
+
+static int is_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return n > 0;
+}
+
+/* The length of the per-run tail of a module id: cudafe++ names a TU that has no
+ * external entity (template instantiations only, static kernels only)
+ * _<hex8>_<L>_<file name, L characters>_<hex8>_<its process id>; the tail is
+ * "_<process id>". 0 for any other id (one named after an external entity is the same in
+ * every run). */
+static size_t module_id_pid_tail(const char *id, size_t n)
+{
+    if (n < 11 || id[0] != '_' || !is_hex8(id + 1) || id[9] != '_')
+        return 0;
+    char *end;
+    unsigned long len = strtoul(id + 10, &end, 10);
+    size_t at = (size_t)(end - id);
+    if (end == id + 10 || *end != '_' || len > n || at + 1 + len + 10 > n)
+        return 0;
+    const char *p = id + at + 1 + len; /* _<hex8>_<pid> */
+    if (p[0] != '_' || !is_hex8(p + 1) || p[9] != '_' ||
+        !is_digits(p + 10, n - (size_t)(p + 10 - id)))
+        return 0;
+    return n - (size_t)(p + 9 - id);
+}
+
+/* The first n-byte needle in hay (memmem, which not every C library has). */
+static const char *find_bytes(const char *hay, size_t len, const char *needle, size_t n)
+{
+    for (const char *p = hay; n && (size_t)(hay + len - p) >= n;) {
+        p = memchr(p, needle[0], (size_t)(hay + len - p) - n + 1);
+        if (!p)
+            return NULL;
+        if (memcmp(p, needle, n) == 0)
+            return p;
+        p++;
+    }
+    return NULL;
+}
+
+/* Replaces every from with to in the file at path (a temporary of the plan). */
+static int replace_in_file(const char *path, const char *from, const char *to)
+{
+    struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+    int e = plat_read_file_max(path, (size_t)1 << 30, &text);
+    if (e) {
+        sb_release(&text);
+        return e == ENOENT ? 0 : e; /* a file the step did not write */
+    }
+    size_t nf = strlen(from), hits = 0;
+    const char *p = text.buf, *end = text.buf + text.len;
+    while (p < end) {
+        const char *q = find_bytes(p, (size_t)(end - p), from, nf);
+        if (!q) {
+            sb_add(&out, p, (size_t)(end - p));
+            break;
+        }
+        sb_add(&out, p, (size_t)(q - p));
+        sb_adds(&out, to);
+        p = q + nf;
+        hits++;
+    }
+    if (hits)
+        e = plat_write_atomic(path, out.buf ? out.buf : "", out.len);
+    sb_release(&text);
+    sb_release(&out);
+    return e;
+}
+
+/* After a step that wrote the module id (--gen_module_id_file): a per-run process id in it
+ * (module_id_pid_tail) becomes a number from the call's temporary name and the id, in the
+ * module id file and in every other file the step wrote (cudafe++'s .cudafe1.cpp names its
+ * anonymous namespace after the id), before any step reads them. The id is then the same
+ * in every run and every job, as the temporaries' names are. */
+static int fix_module_id(const struct dr_step *st)
+{
+    const char *mod = NULL;
+    int gen = 0;
+    for (size_t i = 0; i < st->argv.n; i++) {
+        if (!strcmp(st->argv.v[i], "--gen_module_id_file"))
+            gen = 1;
+        else if (!strcmp(st->argv.v[i], "--module_id_file_name") && i + 1 < st->argv.n)
+            mod = st->argv.v[i + 1];
+    }
+    if (!gen || !mod)
+        return 0;
+    struct strbuf id = STRBUF_INIT;
+    int e = plat_read_file_max(mod, 4096, &id);
+    size_t tail = e ? 0 : module_id_pid_tail(id.buf, id.len);
+    if (tail) {
+        struct sha256 s;
+        unsigned char d[32];
+        sha256_init(&s);
+        sha256_update_str(&s, "shardcc-module-id-1");
+        sha256_update_str(&s, module_salt);
+        sha256_update(&s, id.buf, id.len - tail);
+        sha256_final(&s, d);
+        unsigned long v = ((unsigned long)d[0] << 16 | (unsigned long)d[1] << 8 | d[2]) % 90000;
+        struct strbuf to = STRBUF_INIT;
+        sb_add(&to, id.buf, id.len - tail);
+        sb_addf(&to, "_%lu", 10000 + v);
+        for (size_t i = 0; i < st->writes.n && !e; i++)
+            e = replace_in_file(st->writes.v[i], sb_str(&id), sb_str(&to));
+        if (e)
+            fprintf(stderr, "shardcc: nvcc seat: cannot rewrite the module id %s: %s\n",
+                    sb_str(&id), strerror(e));
+        sb_release(&to);
+    }
+    sb_release(&id);
+    return e ? 1 : 0;
+}
+
 static int run_step(const struct dr_step *st)
 {
     struct strbuf path = STRBUF_INIT;
@@ -224,6 +395,8 @@ static int run_step(const struct dr_step *st)
         }
         copy_out(st->stdout_path, stdout);
         copy_out(st->stderr_path, stderr);
+        if (status == 0)
+            status = fix_module_id(st);
     }
     sb_release(&path);
     return status;
@@ -593,7 +766,8 @@ int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_o
     char name[TMPXFT_LEN + 1];
     if (plan_args(argc, argv, &args, &d, why) != 0)
         goto out;
-    temp_name(d.output, name);
+    call_temp_name(&args, d.output, name);
+    memcpy(module_salt, name, sizeof module_salt);
     /* nvcc's plan, on its stderr */
     sv_push(&dry, nvcc);
     sv_push(&dry, "-dryrun");
@@ -689,7 +863,7 @@ int pipeline_split_marked(const char *store, const char *tu_key, const char *out
                           struct strbuf *marker)
 {
     char name[TMPXFT_LEN + 1], key[65];
-    temp_name(output, name);
+    output_name(output, name);
     split_marker_key(tu_key, name, key);
     devcode_entry_path(store, key, marker);
     return plat_file_exists(sb_str(marker));

@@ -8,10 +8,16 @@
  * which is reproducible but changes the names' lengths: such objects no longer compare
  * equal to a plain nvcc build's, even with the names masked. The pipeline asks nvcc for
  * its plan (nvcc -dryrun), writes every tmpxft_<pid>_<counter> of it as
- * tmpxft_<h1>_<h2>, where h1h2 are the first 16 hex digits of SHA-256 over the output's
- * path (below the project root where it is there), and runs the steps itself: the object
- * is the same bytes at any pid and under any -j, in every phase, and is plain nvcc's up to
- * those names (shardcc compare).
+ * tmpxft_<h1>_<h2>, where h1h2 are the first 16 hex digits of SHA-256 over the call's
+ * arguments less its output and depfile options (what ccache's key covers; the project
+ * root written as "<root>"), and runs the steps itself: the object is the same bytes at any
+ * pid and under any -j, in every phase, whichever of several outputs of one ccache entry
+ * it is, and is plain nvcc's up to those names (shardcc compare).
+ * cudafe++ names a TU with no external entity (template instantiations only) with its
+ * process id at the end of the module id (_<hex>_<L>_<file>_<hex>_<pid>), which reaches
+ * the object's symbols and the device code's anonymous namespace: the pipeline writes a
+ * number from the temporaries' name there instead, in the module id file and in what
+ * cudafe++ wrote with it, before any step reads them.
  *
  * What it does beyond the plan:
  * - a depfile (-MD/-MMD with -MF, -MT, -MQ, -MP, in either spelling): nvcc's plan shows
@@ -19,9 +25,9 @@
  *   options out of the plan and gives them to the host preprocessor step (gcc -E -MD -MF
  *   FILE -MT TARGET, the target defaulting to the -o file, as nvcc's does). The file
  *   lists the same headers; gcc writes "k.o: k.cu" where nvcc writes "k.o : k.cu".
- * - two calls at once that write the same output (two checkouts of one project, say) would
- *   share names: each takes a lock beside the temporaries (<tmpdir>/tmpxft_<h1>_<h2>.lock)
- *   first, and they run one after the other.
+ * - two calls at once with the same arguments (two checkouts of one project, or one source
+ *   in two targets) would share names: each takes a lock beside the temporaries
+ *   (<tmpdir>/tmpxft_<h1>_<h2>.lock) first, and they run one after the other.
  * - --threads N: the steps run one after the other (the plan's order); a step's output
  *   that nvcc sends to a file under --threads is copied to stdout/stderr when it ends.
  * - every temporary is removed, after a failure too.
