@@ -527,11 +527,7 @@ int cmd_local(int argc, char **argv)
         wall[i] = now_s() - t0;
         sv_clear(&v);
         sb_release(&spec);
-        if (rc) {
-            report_error(CMD, "shard %d/%d failed (exit status %d); log: %s", i, n, rc,
-                         sb_str(&log));
-            break;
-        }
+        /* what the shard did, from its journal: a failed shard's row too */
         struct jrnl j;
         if (jrnl_load(sb_str(&jp), &j) == 0) {
             struct jstats s;
@@ -541,6 +537,11 @@ int cmd_local(int argc, char **argv)
             jrnl_release(&j);
         }
         sb_release(&jp);
+        if (rc) {
+            report_error(CMD, "shard %d/%d failed (exit status %d); log: %s", i, n, rc,
+                         sb_str(&log));
+            break;
+        }
     }
     struct jstats ls;
     memset(&ls, 0, sizeof ls);
@@ -622,7 +623,8 @@ int cmd_local(int argc, char **argv)
         }
         rc = cmp.rc;
     }
-    if (!rc) {
+    /* the timings whenever every job ran, also when the compare or a guard failed */
+    if (link_wall > 0) {
         printf("\npredicted CI makespan: %.1f s (slowest shard %.1f s + link %.1f s)",
                slowest + link_wall, slowest, link_wall);
         if (baseline && base_wall > 0)
@@ -632,7 +634,7 @@ int cmd_local(int argc, char **argv)
         else
             printf("\n");
         printf("total compile time over the shards: %.1f s\n", total_comp);
-        if (cmp.same)
+        if (cmp.same && !cmp.rc)
             printf("the same as the unsharded build (through the seats): %zu products, %s%s\n",
                    cmp.same,
                    reproducible ? "byte for byte"

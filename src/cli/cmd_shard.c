@@ -589,8 +589,11 @@ int cmd_shard(int argc, char **argv)
     sb_release(&lost);
     for (size_t k = 0; k < j.n; k++) {
         const struct jrec *r = &j.r[k];
-        if (jrec_is_tu(r) && strcmp(r->action, "stub") && r->outcome && strcmp(r->outcome, "hit") &&
-            strcmp(r->outcome, "miss") && strcmp(r->outcome, "recache"))
+        /* a split TU's outcome says whether this shard stored items of it: the link job
+         * assembles it from the items, not from a ccache result */
+        if (jrec_is_tu(r) && strcmp(r->action, "stub") && strcmp(r->action, "split") &&
+            r->outcome && strcmp(r->outcome, "hit") && strcmp(r->outcome, "miss") &&
+            strcmp(r->outcome, "recache"))
             report_warning(CMD, "%s was not cacheable (%s): the link job will compile it again",
                            r->key ? r->key : "?", r->outcome);
     }
@@ -627,11 +630,25 @@ int cmd_shard(int argc, char **argv)
     free(manifest);
     if (rc)
         return rc;
+    /* split TUs: this shard owns some of their device items, not the TUs */
+    size_t split_here = 0, items_here = 0;
+    for (size_t k = 0; k < j.n; k++)
+        split_here +=
+            !strcmp(j.r[k].action, "split") && j.r[k].outcome && !strcmp(j.r[k].outcome, "stored");
+    for (size_t k = 0; k < j.nitems; k++)
+        items_here +=
+            j.items[k].owner == o.shard && j.items[k].outcome &&
+            (!strcmp(j.items[k].outcome, "stored") || !strcmp(j.items[k].outcome, "present"));
+    struct strbuf split_note = STRBUF_INIT;
+    if (split_here)
+        sb_addf(&split_note, " and %zu device item%s of %zu split TU%s", items_here,
+                items_here == 1 ? "" : "s", split_here, split_here == 1 ? "" : "s");
     fprintf(stderr,
-            CMD ": shard %d/%d: %zu TUs owned (%.1f s of compiles), %zu stubbed, %zu cache "
+            CMD ": shard %d/%d: %zu TUs owned%s (%.1f s of compiles), %zu stubbed, %zu cache "
                 "entries -> %s\n",
-            o.shard, o.count, s.cached, s.cached_seconds, s.stubbed, nents,
-            artifact ? sb_str(&apath) : env.remote->display);
+            o.shard, o.count, s.cached - split_here, sb_str(&split_note), s.cached_seconds,
+            s.stubbed, nents, artifact ? sb_str(&apath) : env.remote->display);
+    sb_release(&split_note);
     if (s.pinned || s.device || s.links)
         fprintf(stderr,
                 CMD ": shard %d/%d: %zu pinned TUs and %zu device-code outputs (made in every "

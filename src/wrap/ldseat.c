@@ -7,6 +7,7 @@
 #include "rsp.h"
 #include "stub.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,10 +160,10 @@ static int hollow_kind(const struct finder *f, const char *cwd, const char *path
 static void note_input(struct link_call *lc, const struct finder *f, const char *cwd,
                        const char *path)
 {
-    if (lc->hollow)
-        return;
     int k = hollow_kind(f, cwd, path);
-    if (k) {
+    if (k && lc->stubs.n < 1000)
+        sv_push(&lc->stubs, path);
+    if (k && !lc->hollow) {
         lc->hollow = xstrdup(path);
         lc->hollow_is_stub = k == 1;
     }
@@ -234,6 +235,7 @@ int ldseat_inspect(const char *cwd, int argc, char *const *argv, struct link_cal
     for (size_t i = 0; i < n; i++) {
         const char *a = v[i], *val;
         if (a[0] != '-' || !a[1]) {
+            sv_push(&lc->inputs, a);
             note_input(lc, &f, cwd, a);
             continue;
         }
@@ -260,7 +262,7 @@ int ldseat_inspect(const char *cwd, int argc, char *const *argv, struct link_cal
             i++;
         }
     }
-    for (size_t k = 0; k < libs.n && !lc->hollow; k++)
+    for (size_t k = 0; k < libs.n; k++)
         note_library(lc, &f, cwd, &dirs, libs.v[k] + 1, libs.v[k][0] == 's');
     if (!lc->output)
         lc->output = xstrdup("a.out");
@@ -272,9 +274,119 @@ int ldseat_inspect(const char *cwd, int argc, char *const *argv, struct link_cal
 void link_call_release(struct link_call *lc)
 {
     sv_clear(&lc->argv);
+    sv_clear(&lc->inputs);
+    sv_clear(&lc->stubs);
     free(lc->output);
     free(lc->hollow);
     memset(lc, 0, sizeof *lc);
+}
+
+/* Little-endian reads from an ELF file's bytes (x86-64 and aarch64 objects) */
+static uint64_t le(const unsigned char *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The global symbols of an ELF64 relocatable object b[0..n): the undefined ones that are
+ * not of default visibility into undef, the defined ones into def. Anything else (another
+ * class, a truncated file, offsets out of range) adds nothing. */
+static void elf_symbols(const unsigned char *b, size_t n, struct strvec *undef, struct strvec *def)
+{
+    if (n < 64 || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2 /* ELFCLASS64 */ ||
+        b[5] != 1 /* little-endian */ || le(b + 16, 2) != 1 /* ET_REL */)
+        return;
+    uint64_t shoff = le(b + 40, 8), shentsize = le(b + 58, 2), shnum = le(b + 60, 2);
+    if (shentsize < 64 || shoff > n || shnum > (n - shoff) / shentsize)
+        return;
+    for (uint64_t i = 0; i < shnum; i++) {
+        const unsigned char *sh = b + shoff + i * shentsize;
+        if (le(sh + 4, 4) != 2 /* SHT_SYMTAB */)
+            continue;
+        uint64_t off = le(sh + 24, 8), size = le(sh + 32, 8), link = le(sh + 40, 4);
+        uint64_t ent = le(sh + 56, 8);
+        if (link >= shnum || ent < 24 || off > n || size > n - off)
+            return;
+        const unsigned char *st = b + shoff + link * shentsize;
+        uint64_t soff = le(st + 24, 8), ssize = le(st + 32, 8);
+        if (soff > n || ssize > n - soff || ssize == 0 || b[soff + ssize - 1] != 0)
+            return;
+        const char *strtab = (const char *)b + soff;
+        for (uint64_t k = 1; k < size / ent; k++) {
+            const unsigned char *sym = b + off + k * ent;
+            uint64_t name = le(sym, 4);
+            unsigned bind = sym[4] >> 4, vis = sym[5] & 3, shndx = (unsigned)le(sym + 6, 2);
+            if (name >= ssize || !strtab[name] || (bind != 1 && bind != 2)) /* GLOBAL, WEAK */
+                continue;
+            if (shndx == 0 /* SHN_UNDEF */) {
+                if (vis != 0)
+                    sv_push(undef, strtab + name);
+            } else {
+                sv_push(def, strtab + name);
+            }
+        }
+        return;
+    }
+}
+
+/* elf_symbols over an object file, or over every ELF member of an ar archive */
+static void file_symbols(const char *path, struct strvec *undef, struct strvec *def)
+{
+    const char *text;
+    size_t n;
+    struct strbuf spare = STRBUF_INIT;
+    if (plat_map_file(path, (size_t)4 << 30, &text, &n, &spare) != 0)
+        return;
+    const unsigned char *b = (const unsigned char *)text;
+    if (n >= 8 && !memcmp(b, "!<arch>\n", 8)) {
+        for (size_t at = 8; at + 60 <= n;) {
+            char sz[11];
+            memcpy(sz, b + at + 48, 10);
+            sz[10] = '\0';
+            char *end;
+            unsigned long long m = strtoull(sz, &end, 10);
+            if (end == sz || m > n - at - 60)
+                break;
+            elf_symbols(b + at + 60, (size_t)m, undef, def);
+            at += 60 + (size_t)m + (m & 1);
+        }
+    } else {
+        elf_symbols(b, n, undef, def);
+    }
+    sb_release(&spare);
+}
+
+size_t ldseat_hidden_defsyms(const char *cwd, const struct link_call *lc, struct strvec *out)
+{
+    struct strvec undef = STRVEC_INIT, def = STRVEC_INIT;
+    struct strbuf abs = STRBUF_INIT;
+    for (size_t i = 0; i < lc->inputs.n; i++) {
+        sb_reset(&abs);
+        path_absolute(cwd, lc->inputs.v[i], &abs);
+        file_symbols(sb_str(&abs), &undef, &def);
+    }
+    size_t added = 0;
+    if (undef.n) {
+        qsort(undef.v, undef.n, sizeof *undef.v, cstr_cmp);
+        if (def.n)
+            qsort(def.v, def.n, sizeof *def.v, cstr_cmp);
+        for (size_t i = 0; i < undef.n; i++) {
+            const char *name = undef.v[i];
+            if ((i && !strcmp(name, undef.v[i - 1])) ||
+                (def.n && bsearch(&name, def.v, def.n, sizeof *def.v, cstr_cmp)))
+                continue;
+            struct strbuf a = STRBUF_INIT;
+            sb_addf(&a, "--defsym=%s=0", name);
+            sv_push_owned(out, sb_detach(&a));
+            added++;
+        }
+    }
+    sv_clear(&undef);
+    sv_clear(&def);
+    sb_release(&abs);
+    return added;
 }
 
 void ldseat_hollow_args(const char *marker_path, struct strvec *out)

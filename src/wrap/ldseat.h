@@ -14,11 +14,13 @@
 enum link_mode { LINK_EXE, LINK_SHARED, LINK_RELOC };
 
 struct link_call {
-    struct strvec argv;  /* the linker's arguments, @files expanded, linker excluded */
-    char *output;        /* -o's value, or "a.out" */
-    enum link_mode mode; /* executable (also -pie), -shared, or -r */
-    char *hollow;        /* the first input that is a stub or was linked from stubs, or NULL */
-    int hollow_is_stub;  /* 1: a stub object (or an archive holding one); 0: a linked output */
+    struct strvec argv;   /* the linker's arguments, @files expanded, linker excluded */
+    char *output;         /* -o's value, or "a.out" */
+    enum link_mode mode;  /* executable (also -pie), -shared, or -r */
+    char *hollow;         /* the first input that is a stub or was linked from stubs, or NULL */
+    int hollow_is_stub;   /* 1: a stub object (or an archive holding one); 0: a linked output */
+    struct strvec inputs; /* the input files named on the command line, in order */
+    struct strvec stubs;  /* those that are stubs or were linked from stubs */
 };
 
 /* Whether a program name is one of the linker names the seat answers to. */
@@ -42,6 +44,16 @@ const char *ldseat_first_hollow(const char *cwd, const struct strvec *paths, int
  * --no-allow-shlib-undefined), and the marker object (path) makes the output recognisable
  * as hollow to the links that read it. */
 void ldseat_hollow_args(const char *marker_path, struct strvec *out);
+
+/* The symbols a hollow shared library must define for GNU ld to write it: those that an
+ * input object (an ELF relocatable named on the command line, or a member of an archive
+ * named there) references with hidden, internal or protected visibility and that no input
+ * object defines. nvcc 13 gives __global__ functions hidden visibility, so a library whose
+ * host code launches a kernel another TU defines has such a reference whenever that TU
+ * is a stub, and ld refuses an undefined hidden symbol whatever --unresolved-symbols says.
+ * Appends "--defsym=NAME=0" for each to out (the hollow library is never run: it is
+ * linked so that later links can read it); returns how many. */
+size_t ldseat_hidden_defsyms(const char *cwd, const struct link_call *lc, struct strvec *out);
 
 /* The marker object's bytes: an ELF relocatable whose .comment says the output was linked
  * from stubs. Returns its size; buf holds at least LDSEAT_MARKER_MAX bytes. */

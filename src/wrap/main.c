@@ -1195,8 +1195,25 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
     if (e)
         return fail(w, EXIT_IO, "cannot write \"%s\": %s", sb_str(&mpath), plat_strerror(e));
     ldseat_hollow_args(sb_str(&mpath), &v);
+    if (lc.mode == LINK_SHARED)
+        ldseat_hidden_defsyms(sb_str(&cwd), &lc, &v);
     int st = run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
     plat_unlink(sb_str(&mpath));
+    if (st != 0) {
+        struct strbuf which = STRBUF_INIT;
+        for (size_t i = 0; i < lc.stubs.n && i < 3; i++)
+            sb_addf(&which, "%s\"%s\"", i ? ", " : "", lc.stubs.v[i]);
+        if (lc.stubs.n > 3)
+            sb_addf(&which, " and %zu more", lc.stubs.n - 3);
+        fprintf(stderr,
+                "shardcc: %s: shard %d/%d: this link of \"%s\" failed where shardcc linked it "
+                "from stub inputs (%s: TUs of other shards, or outputs linked from them), with "
+                "unresolved symbols allowed: a shard's hollow link, not the project's own "
+                "failure. Pin the sources of those inputs (shardcc shard --pin GLOB) so that "
+                "every shard compiles them\n",
+                name, w->cfg.shard, w->cfg.count, lc.output, sb_str(&which));
+        sb_release(&which);
+    }
     return journal_link(w, -1, lc.hollow, lc.output, ACTION_HOLLOW, st, t0);
 }
 

@@ -1,0 +1,71 @@
+# A CUDA 13 library built by CMake with separable compilation (tests/corpus/cuda13-lib):
+# kernels defined in one TU and launched from another (hidden symbols that a shard's
+# hollow link of the library must still link), a TU of template instantiations only (a
+# module id that cudafe++ ends in its process id), one heavy TU of several architectures,
+# and one .cu compiled in two targets. shardcc local -n 3 --compare is byte for byte; two
+# seat compiles of the template-only TU are the same bytes; its architectures split over 4
+# shards hit 100 % with no false warning; a hollow link that fails says it was shardcc's.
+. "$(dirname "$0")/lib.sh"
+cp -r "$SHARDCC_SRC/tests/corpus/cuda13-lib" "$T/p"
+cd "$T/p"
+BUILD='cmake -S . -B build -G Ninja >/dev/null && cmake --build build'
+
+# the shape the test needs: the launching TU and the defining one in different shards
+o1=$(shardcc classify --root . --shard 1/3 -- nvcc -c src/kernels.cu -o k.o | python3 -c 'import json,sys; print(json.load(sys.stdin)["owner"])')
+o2=$(shardcc classify --root . --shard 1/3 -- nvcc -c src/launch.cu -o l.o | python3 -c 'import json,sys; print(json.load(sys.stdin)["owner"])')
+[ "$o1" != "$o2" ] || fail "kernels.cu and launch.cu are both shard $o1's at N=3: the hidden-symbol case is not exercised"
+ok "kernels.cu (shard $o1) and launch.cu (shard $o2): a shard links the library with the kernels' TU a stub"
+
+shardcc local -n 3 --clean 'rm -rf build' --compare build -- sh -c "$BUILD" >"$T/local.out" 2>&1 ||
+    fail "local -n 3 --compare: $(tail -30 "$T/local.out")"
+grep -q "the same as the unsharded build (through the seats): 13 products, byte for byte" "$T/local.out" ||
+    fail "local -n 3: $(tail -12 "$T/local.out")"
+grep -q "hit rate 100.0% (7/7 TUs)" "$T/local.out" || fail "local -n 3 hit rate: $(tail -12 "$T/local.out")"
+ok "local -n 3 --compare: 13 products byte for byte (both objects of common.cu too), 7/7 hits"
+grep -h "hidden symbol" .shardcc/local/logs/*.log && fail "a hidden symbol in a shard's log"
+ok "no shard's link of the library failed on a hidden symbol"
+
+# two seat compiles of the template-only TU: the same bytes (the module id's process id
+# is the seat's number), and the number is not cudafe++'s process id
+(
+    eval "$(shardcc env --plain)"
+    for i in 1 2; do
+        mkdir -p "$T/t$i"
+        "$CUDACXX" -rdc=true -arch=sm_90 -Isrc -c src/templates.cu -o "$T/t$i/templates.o"
+    done
+)
+cmp -s "$T/t1/templates.o" "$T/t2/templates.o" || fail "two seat compiles of templates.cu differ"
+id=$(strings -a "$T/t1/templates.o" | sed -n 's/^__cudaRegisterLinkedBinary_//p' | head -1)
+case $id in *_templates_cu_*_[0-9][0-9][0-9][0-9][0-9]) ;; *) fail "module id $id" ;; esac
+ok "two seat compiles of a template-only -rdc TU are the same bytes (module id $id)"
+# plain nvcc's differ (the reason for the above)
+nvcc -rdc=true -arch=sm_90 -Isrc -c src/templates.cu -o "$T/n1.o"
+nvcc -rdc=true -arch=sm_90 -Isrc -c src/templates.cu -o "$T/n2.o"
+cmp -s "$T/n1.o" "$T/n2.o" && fail "plain nvcc's two compiles are the same: the case is not exercised"
+ok "plain nvcc's two compiles of it differ"
+
+# the architectures of the heavy TU over 4 shards: every item hits, no false warning
+shardcc local -n 4 --split-archs 3 --clean 'rm -rf build' --compare build -- sh -c "$BUILD" >"$T/split.out" 2>&1 ||
+    fail "local -n 4 --split-archs 3: $(tail -30 "$T/split.out")"
+grep -q "hit rate 100.0% (7/7 TUs)" "$T/split.out" && grep -q "13 products, byte for byte" "$T/split.out" ||
+    fail "split: $(tail -12 "$T/split.out")"
+grep -q "not cacheable" .shardcc/local/logs/shard-*.log && fail "a false warning: $(grep -h 'not cacheable' .shardcc/local/logs/shard-*.log | head -2)"
+grep -q "device item.* of 1 split TU" .shardcc/local/logs/shard-1-of-4.log ||
+    fail "the shard's summary does not count the split TU's items: $(grep 'TUs owned' .shardcc/local/logs/shard-1-of-4.log)"
+ok "split over 4 shards: 7/7 hits, byte for byte, $(grep -o '[0-9]* TUs owned and [^(]*' .shardcc/local/logs/shard-1-of-4.log)"
+
+# a hollow link that fails: the message says it was shardcc's link with stub inputs
+rc=0
+shardcc shard --shard "$o1/3" --clean 'rm -rf build' --artifact "$T" --cell req -- \
+    sh -c 'cmake -S . -B build -G Ninja -DBACKEND_REQUIRE=_Z13common_answerv >/dev/null && cmake --build build' \
+    >"$T/req.out" 2>&1 || rc=$?
+owner_common=$(shardcc classify --root . --shard 1/3 -- nvcc -c src/common.cu -o c.o | python3 -c 'import json,sys; print(json.load(sys.stdin)["owner"])')
+if [ "$owner_common" != "$o1" ]; then
+    expect_eq "a hollow link that fails: shard exit status" "$rc" 1
+    grep -q 'this link of "libbackend.so" failed where shardcc linked it from stub inputs' "$T/req.out" &&
+        grep -q -- "--pin GLOB" "$T/req.out" || fail "the hollow link's message: $(grep shardcc "$T/req.out" | tail -5)"
+    ok "a failed hollow link names itself, its stub inputs and --pin"
+else
+    fail "common.cu is shard $o1's: pick another shard for the hollow-link case"
+fi
+summary
