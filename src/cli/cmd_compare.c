@@ -11,11 +11,15 @@ static const char usage[] =
     "usage: shardcc compare [--exact] [--] A B\n"
     "\n"
     "Exit 0 when A and B are the same up to nvcc's per-run temporary names\n"
-    "(tmpxft_<8 hex>_<8 hex>, masked), the GNU build-id (blanked) and the time stamps of\n"
+    "(tmpxft_<8 hex>_<8 hex>, masked), the process id that ends a module id of a TU with no\n"
+    "external entity (masked; the symbol hash tables then blanked), the GNU build-id\n"
+    "(blanked) and the time stamps of\n"
     "Windows objects and images (blanked: a COFF object's, an import library member's, and\n"
     "in a .dll/.exe/.pyd the file header's, the checksum, the export and debug directories'\n"
     "stamps and the PDB's GUID and age); else exit 1 naming the first difference (member,\n"
-    "section, offset). Objects and shared libraries are compared as ELF images, static\n"
+    "section, offset, and what is there: a temporary name, a module id; with --exact, also\n"
+    "whether the two are the same up to those names). Objects and shared libraries are\n"
+    "compared as ELF images, static\n"
     "libraries member by member, wheels (zip) member by member with\n"
     "the RECORD hashes of members that differ only in masked names ignored; timestamps in\n"
     "archives are not content.\n"
@@ -57,9 +61,21 @@ int cmd_compare(int argc, char **argv)
         return EXIT_IO;
     }
     int rc;
+    if (r.same && !exact && (r.masked || r.masked_ids || r.stamped)) {
+        /* masking found names: were they the same names anyway? */
+        struct cmp_result x;
+        struct strbuf xerr = STRBUF_INIT;
+        if (compare_files(pa, pb, CMP_EXACT, &x, &xerr) == 0 && x.same)
+            exact = 1;
+        sb_release(&x.diff);
+        sb_release(&xerr);
+    }
     if (r.same) {
         if (exact)
             printf("same: %s and %s (byte for byte", pa, pb);
+        else if (r.masked_ids)
+            printf("same: %s and %s (%zu temp name%s and the module ids' process ids masked", pa,
+                   pb, r.masked, r.masked == 1 ? "" : "s");
         else
             printf("same: %s and %s (%zu temp name%s masked", pa, pb, r.masked,
                    r.masked == 1 ? "" : "s");

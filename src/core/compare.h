@@ -1,6 +1,8 @@
-/* compare: "the same bytes" as DESIGN.md defines them. Two build products are the same when
- * they are equal after masking nvcc's per-run temporary names (tmpxft_<8 hex>_<8 hex>) and
- * blanking the GNU build-id note the linker computes over them. Objects and shared
+/* compare: "the same bytes". Two build products are the same when they are equal after
+ * masking nvcc's per-run temporary names (tmpxft_<8 hex>_<8 hex>) and the process id that
+ * ends the module id of a TU with no external entity (_<hex>_<L>_<file>_<hex>_<pid>; the
+ * symbol hash tables .gnu.hash and .hash, which hash the names holding it, are blanked
+ * then), and blanking the GNU build-id note the linker computes over them. Objects and shared
  * libraries (ELF), static libraries (ar, member by member) and wheels (zip, member by
  * member; RECORD hashes of members that differ only by masked names are ignored). */
 #ifndef SHARDCC_COMPARE_H
@@ -22,6 +24,7 @@ struct cmp_result {
     int same;
     size_t stamped;     /* Windows objects and images whose stamps were blanked */
     size_t masked;      /* temp names masked in A */
+    size_t masked_ids;  /* images whose module ids' process ids were masked */
     size_t members;     /* members compared (archives and wheels) */
     struct strbuf diff; /* where the first difference is, when !same */
 };

@@ -32,6 +32,8 @@ const char *dr_tool_name(enum dr_tool tool)
         return "host-cc";
     case DR_NVLINK:
         return "nvlink";
+    case DR_HOST_LINK:
+        return "host-link";
     case DR_RM:
         return "rm";
     }
@@ -246,6 +248,40 @@ static const char *input_word(const struct strvec *a)
     return a->n > 1 && a->v[a->n - 1][0] != '-' ? a->v[a->n - 1] : NULL;
 }
 
+static int ends_with_any(const char *w, const char *const *exts)
+{
+    size_t n = strlen(w);
+    for (; *exts; exts++) {
+        size_t e = strlen(*exts);
+        if (n > e && !strcmp(w + n - e, *exts))
+            return 1;
+    }
+    return 0;
+}
+
+/* nvcc's host link step: a host compiler driver with -o, neither -E nor -c, whose inputs
+ * are objects or archives (at least one) and no source. */
+static int is_host_link(const struct strvec *a)
+{
+    static const char *const objects[] = {".o", ".a", ".so", ".obj", NULL};
+    static const char *const sources[] = {".cu", ".c", ".cc", ".cpp", ".cxx", ".i", ".ii", NULL};
+    int objs = 0, out = 0;
+    for (size_t i = 1; i < a->n; i++) {
+        const char *w = a->v[i];
+        if (!strcmp(w, "-E") || !strcmp(w, "-c"))
+            return 0;
+        if (!strcmp(w, "-o") && i + 1 < a->n) {
+            out = 1;
+            i++;
+        } else if (w[0] != '-') {
+            if (ends_with_any(w, sources))
+                return 0;
+            objs += ends_with_any(w, objects);
+        }
+    }
+    return out && objs > 0;
+}
+
 /* A name a generated file #includes, as the compiler finds it: beside the includer. */
 static char *beside(const char *includer, const char *name)
 {
@@ -279,6 +315,10 @@ static int classify_step(struct dr_step *st, char **host_cc, struct strbuf *err)
             st->tool = tools[i].tool;
             known = 1;
         }
+    if (!known && is_host_link(a)) {
+        st->tool = DR_HOST_LINK; /* g++ where the compile steps ran gcc: no second compiler */
+        known = 1;
+    }
     if (!known) {
         if (*host_cc && strcmp(*host_cc, a->v[0]) != 0)
             return fail(err, "a second host compiler '%s' (the plan ran '%s')", a->v[0], *host_cc);
@@ -369,6 +409,16 @@ static int classify_step(struct dr_step *st, char **host_cc, struct strbuf *err)
         }
         if (st->writes.n == 0)
             return fail(err, "a fatbinary step that writes no file");
+        return 0;
+    case DR_HOST_LINK:
+        for (size_t i = 1; i < a->n; i++) {
+            const char *w = a->v[i];
+            if (!strcmp(w, "-o") && i + 1 < a->n)
+                i++;
+            else if (w[0] != '-' && ends_with_any(w, (const char *const[]){".o", ".a", NULL}))
+                sv_push(&st->reads, w);
+        }
+        sv_push(&st->writes, out);
         return 0;
     case DR_NVLINK: {
         const char *reg = opt_value(a, "--register-link-binaries", 0);

@@ -28,6 +28,10 @@
  * #includes: the stub file and the embedded fatbin (cudafe++'s --stub_file_name and cicc's
  * --include_file_name, beside the .cpp) nvlink       nvlink                         the objects -o,
  *                                                                      --register-link-binaries=
+ *   host-link    the host compiler (or its C++  the objects and         -o
+ *                driver), neither -E nor -c:    archives it names
+ *                nvcc's link of an executable
+ *                or a shared library
  *   rm           rm                             (removes; a missing file is no error: without
  *                                               --objdir-as-tempdir nvcc 13.0 removes a .fatbin
  *                                               that no step it prints writes)
@@ -56,6 +60,7 @@ enum dr_tool {
     DR_FATBINARY,
     DR_HOST_CC,
     DR_NVLINK,
+    DR_HOST_LINK,
     DR_RM,
 };
 

@@ -466,6 +466,38 @@ static int run_direct(const struct wrap *w, int argc, char **argv)
     return run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
 }
 
+/* A call run as the build gave it; an nvcc link (an executable, a shared library, -dlink)
+ * under --reproducible as nvcc's own steps with the seat's temporary names
+ * (pipeline_run_link), so that what nvcc links is the same bytes in every phase and run
+ * (its device link's stub names a temporary, which -g puts in the debug information). */
+static int run_as_given(const struct wrap *w, int argc, char **argv)
+{
+    if (!w->cfg.reproducible || w->seat != SEAT_NVCC || !pipeline_links(argc, argv))
+        return run_direct(w, argc, argv);
+    struct strvec v = STRVEC_INIT;
+    for (int i = 0; i < argc; i++) {
+        char *r = shadow_rewrite(&w->cfg, argv[i]);
+        if (r)
+            sv_push_owned(&v, r);
+        else
+            sv_push(&v, argv[i]);
+    }
+    /* the steps are the children nvcc's would be (child_env) */
+    unsetenv("SHARDCC_DEPTH");
+    unsetenv(PIPELINE_ENV);
+    unsetenv(PIPELINE_NOTE_ENV);
+    struct strbuf why = STRBUF_INIT;
+    int st = pipeline_run_link(w->real, (int)v.n, sv_argv(&v), &why);
+    if (st == PIPELINE_FALLBACK)
+        fprintf(stderr,
+                "shardcc: nvcc seat: note: %s: the link runs as nvcc whole, with nvcc's own "
+                "temporary names\n",
+                sb_str(&why));
+    sb_release(&why);
+    sv_clear(&v);
+    return st >= 0 ? st : run_direct(w, argc, argv);
+}
+
 /* Whether a TU is compiled through the pipeline (pipeline.h): --reproducible, and an nvcc
  * compile whose temporaries nvcc would name. */
 static int uses_pipeline(const struct wrap *w, const struct call *call)
@@ -482,7 +514,7 @@ static void enter_pipeline(const struct wrap *w);
 static int run_plain(const struct wrap *w, const struct call *call, int argc, char **argv)
 {
     if (call->kind != KIND_TU)
-        return run_direct(w, argc, argv);
+        return run_as_given(w, argc, argv);
     struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
     sv_pushv(&v, call->argv.v, call->argv.n);
@@ -1335,7 +1367,7 @@ int main(int argc, char **argv)
                 fail(&w, status, "%s", sb_str(&err));
             break;
         case ACTION_DIRECT:
-            status = run_direct(&w, nargs, args);
+            status = run_as_given(&w, nargs, args);
             break;
         case ACTION_DEVICE:
             status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
@@ -1343,8 +1375,12 @@ int main(int argc, char **argv)
             break;
         case ACTION_CACHE:
         default:
-            status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
-                                                : run_cached(&w, &call, &outcome);
+            if (call.kind != KIND_TU && w.seat == SEAT_NVCC && w.cfg.reproducible &&
+                pipeline_links(nargs, args))
+                status = run_as_given(&w, nargs, args); /* ccache: "called for link" */
+            else
+                status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
+                                                    : run_cached(&w, &call, &outcome);
             break;
         }
 

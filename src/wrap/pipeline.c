@@ -917,6 +917,98 @@ int pipeline_compiles(int argc, char **argv)
     return compile;
 }
 
+int pipeline_links(int argc, char **argv)
+{
+    int inputs = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *value = NULL, *a = argv[i];
+        if (a[0] != '-') {
+            size_t n = strlen(a);
+            if (n > 2 && (!strcmp(a + n - 2, ".o") || !strcmp(a + n - 2, ".a")))
+                inputs++;
+            else if (!(n > 3 && !strcmp(a + n - 3, ".so")))
+                return 0; /* a source (compile and link in one call), or something else */
+            continue;
+        }
+        const struct opt *o = opt_match(&nvcc_options, a, &value);
+        if (!o)
+            continue;
+        if (o->flags & (OPT_INFO | OPT_COMPILE))
+            return 0;
+        if ((o->flags & OPT_NONTU) && !(o->flags & OPT_DLINK) && strcmp(o->name, "--link") &&
+            strcmp(o->name, "-link"))
+            return 0; /* -lib (ar: no temporaries), -E, -ptx, -run... */
+        if (!strcmp(o->name, "--objdir-as-tempdir") || !strcmp(o->name, "-objtemp"))
+            return 0;
+        if (opt_takes_next(o, value) && i + 1 < argc)
+            i++; /* its value (the output, a library directory) is no input */
+    }
+    return inputs > 0;
+}
+
+int pipeline_run_link(const char *nvcc, int argc, char **argv, struct strbuf *why)
+{
+    struct strvec args = STRVEC_INIT, dry = STRVEC_INIT;
+    struct strbuf text = STRBUF_INIT, lock = STRBUF_INIT, tmpdir = STRBUF_INIT;
+    struct dr_plan plan = {0};
+    int rc = PIPELINE_FALLBACK, lock_fd = -1;
+    const char *output = "a.out";
+    for (int i = 0; i < argc; i++) {
+        const char *value = NULL;
+        const struct opt *o = argv[i][0] == '-' ? opt_match(&nvcc_options, argv[i], &value) : NULL;
+        if (o && (o->flags & OPT_OUTPUT)) {
+            if (opt_takes_next(o, value) && i + 1 < argc)
+                value = argv[i + 1];
+            if (value)
+                output = value;
+        }
+        sv_push(&args, argv[i]);
+    }
+    char name[TMPXFT_LEN + 1];
+    call_temp_name(&args, output, name);
+    memcpy(module_salt, name, sizeof module_salt);
+    sv_push(&dry, nvcc);
+    sv_push(&dry, "-dryrun");
+    sv_pushv(&dry, args.v, args.n);
+    int st = plat_run_capture_fd(sv_argv(&dry), 2, &text);
+    if (st != 0) {
+        fail(why, "nvcc -dryrun exited %d", st);
+        goto out;
+    }
+    int e = rename_temps(text.buf, name, why);
+    if (e != 0) {
+        rc = e;
+        goto out;
+    }
+    if (dr_parse(sb_str(&text), &plan, why) != 0)
+        goto out;
+    if (temp_dir(&plan, name, &tmpdir) != 0) {
+        fail(why, "no step of the plan writes a temporary");
+        goto out;
+    }
+    sb_addf(&lock, "%s%s.lock", sb_str(&tmpdir), name);
+    e = plat_lock(sb_str(&lock), &lock_fd);
+    if (e) {
+        fail(why, "cannot lock %s: %s", sb_str(&lock), plat_strerror(e));
+        goto out;
+    }
+    struct strvec saved = STRVEC_INIT;
+    plan_env(&plan, &saved);
+    rc = run_steps(&plan, 1, NULL);
+    plat_env_restore(&saved);
+    sv_clear(&saved);
+    remove_temps(&plan, name);
+    plat_unlock_remove(sb_str(&lock), lock_fd);
+out:
+    dr_plan_clear(&plan);
+    sv_clear(&args);
+    sv_clear(&dry);
+    sb_release(&text);
+    sb_release(&lock);
+    sb_release(&tmpdir);
+    return rc;
+}
+
 void pipeline_fallback(const char *why, struct strvec *argv)
 {
     fprintf(stderr, "shardcc: nvcc seat: note: %s: nvcc runs whole, with --objdir-as-tempdir\n",

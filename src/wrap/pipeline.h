@@ -110,6 +110,17 @@ int pipeline_split_mark(const char *store, const char *tu_key, const char *outpu
  * calls the pipeline is for, and that otherwise run with --objdir-as-tempdir. */
 int pipeline_compiles(int argc, char **argv);
 
+/* Whether nvcc ARGS links objects and archives (an executable, a shared library, or
+ * -dlink's device-link object), with no source among its inputs and not -lib: nvcc's link
+ * modes, whose device link and host stub name temporaries tmpxft_* too (with -g they reach
+ * the output's debug information). */
+int pipeline_links(int argc, char **argv);
+
+/* Runs such a link as nvcc's own steps (nvlink, fatbinary, the stub's host compile, the
+ * host link) with the seat's names, as pipeline_run does a compile: the exit status, or
+ * PIPELINE_FALLBACK or PIPELINE_AS_IS with why (nothing was run: run nvcc as called). */
+int pipeline_run_link(const char *nvcc, int argc, char **argv, struct strbuf *why);
+
 /* A compile the pipeline did not take (PIPELINE_FALLBACK, why): says so on stderr and adds
  * --objdir-as-tempdir to argv, nvcc's own reproducible names. */
 void pipeline_fallback(const char *why, struct strvec *argv);
