@@ -953,7 +953,7 @@ int pipeline_run_link(const char *nvcc, int argc, char **argv, struct strbuf *wh
     struct dr_plan plan = {0};
     int rc = PIPELINE_FALLBACK, lock_fd = -1;
     const char *output = "a.out";
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0; i < argc && argv[i]; i++) {
         const char *value = NULL;
         const struct opt *o = argv[i][0] == '-' ? opt_match(&nvcc_options, argv[i], &value) : NULL;
         if (o && (o->flags & OPT_OUTPUT)) {
