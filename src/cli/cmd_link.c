@@ -247,9 +247,8 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
             report_error(CMD,
                          "the shards ran at \"%s\" and this link job at \"%s\": ccache keys "
                          "hold the build's absolute paths, so the link job would miss every "
-                         "TU; run every job at one path (GitHub Actions' $GITHUB_WORKSPACE "
-                         "is the same in every job) or pass --relocatable to every job",
-                         mr.root, env.root);
+                         "TU; %s",
+                         mr.root, env.root, MERGE_ROOT_REMEDY);
         free(mr.root);
         free(mr.plan);
         json_decref(mr.cmake);
@@ -291,8 +290,14 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
                      plat_strerror(e));
         return EXIT_IO;
     }
-    fprintf(stderr, CMD ": running the build in the link phase\n");
     jobenv_apply(&env);
+    struct strbuf bypass = STRBUF_INIT;
+    if (check_build_command(build, &bypass) != EXIT_OK) {
+        report_error(CMD, "%s", sb_str(&bypass));
+        sb_release(&bypass);
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, CMD ": running the build in the link phase\n");
     uint64_t t0 = plat_monotonic_us(), w0 = plat_wall_us();
     long long started = (long long)w0;
     struct strbuf how = STRBUF_INIT;

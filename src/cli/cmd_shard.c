@@ -510,8 +510,14 @@ int cmd_shard(int argc, char **argv)
                        env.cache, nents);
     cache_list_release(ents, nents);
 
-    fprintf(stderr, CMD ": shard %d/%d of cell %s: running the build\n", o.shard, o.count, cell);
     jobenv_apply(&env);
+    struct strbuf bypass = STRBUF_INIT;
+    if (check_build_command(build, &bypass) != EXIT_OK) {
+        report_error(CMD, "shard %d/%d: %s", o.shard, o.count, sb_str(&bypass));
+        sb_release(&bypass);
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, CMD ": shard %d/%d of cell %s: running the build\n", o.shard, o.count, cell);
     uint64_t t0 = plat_monotonic_us();
     long long started = (long long)plat_wall_us();
     struct strbuf how = STRBUF_INIT, what = STRBUF_INIT;

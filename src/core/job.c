@@ -237,8 +237,12 @@ static void scan_objects(const char *dir, const char *rel, int depth, struct obj
             } else if (is_object_name(name)) {
                 int fresh = mt >= s->started;
                 struct strbuf *ex = fresh ? &s->fresh_example : &s->stale_example;
-                if (!ex->len)
+                /* an example of the project's own, not of CMake's compiler identification */
+                if (!ex->len ||
+                    (strstr(ex->buf, "/CompilerId") && !strstr(sb_str(&r), "/CompilerId"))) {
+                    sb_reset(ex);
                     sb_adds(ex, sb_str(&r));
+                }
                 (fresh ? s->fresh++ : s->stale++);
             }
         }
@@ -269,4 +273,100 @@ void explain_no_tu(const char *root, long long started, struct strbuf *out)
         sb_adds(out, "no object file under the root was written by this build. ");
     sb_release(&s.fresh_example);
     sb_release(&s.stale_example);
+}
+
+/* The variables the seats set that a build command can set again, and the CMake cache
+ * entries that name a compiler: (word's name, the seat variable whose value it must keep) */
+static const struct {
+    const char *name, *seat;
+} seat_words[] = {
+    {"CUDA_HOME", "CUDA_HOME"},
+    {"CUDA_PATH", "CUDA_PATH"},
+    {"CUDACXX", "CUDACXX"},
+    {"PYTORCH_NVCC", "PYTORCH_NVCC"},
+    {"CXX", "CXX"},
+    {"CC", "CC"},
+    {"CMAKE_CUDA_COMPILER", "CUDACXX"},
+    {"CMAKE_CXX_COMPILER", "CXX"},
+    {"CMAKE_C_COMPILER", "CC"},
+};
+
+/* One word of the build command (an argument, or a token of a shell script it runs): a
+ * message into why when it sets a seat's variable to something other than the seat. */
+static int seat_word(const char *tok, size_t len, struct strbuf *why)
+{
+    struct strbuf w = STRBUF_INIT;
+    for (size_t i = 0; i < len; i++) /* quotes around the value, as sh reads them */
+        if (tok[i] != '"' && tok[i] != '\'')
+            sb_addc(&w, tok[i]);
+    const char *t = sb_str(&w);
+    if (!strncmp(t, "-D", 2))
+        t += 2;
+    const char *eq = strchr(t, '=');
+    int found = 0;
+    for (size_t k = 0; eq && k < sizeof seat_words / sizeof seat_words[0] && !found; k++) {
+        size_t n = strlen(seat_words[k].name);
+        /* NAME=VALUE, or a CMake cache entry NAME:TYPE=VALUE */
+        if (strncmp(t, seat_words[k].name, n) != 0 || (t[n] != '=' && t[n] != ':') ||
+            (t[n] == ':' && strchr(t + n, '=') != eq))
+            continue;
+        const char *seat = getenv(seat_words[k].seat), *value = eq + 1;
+        if (!seat || !*seat || !*value)
+            continue; /* a variable the seats do not set here */
+        /* the seat itself, or the variable's own value ($CXX, ${CUDA_HOME}) */
+        struct strbuf r1 = STRBUF_INIT, r2 = STRBUF_INIT;
+        sb_addf(&r1, "$%s", seat_words[k].seat);
+        sb_addf(&r2, "${%s}", seat_words[k].seat);
+        int same = !strcmp(value, seat) || strstr(value, sb_str(&r1)) || strstr(value, sb_str(&r2));
+        sb_release(&r1);
+        sb_release(&r2);
+        if (!same) {
+            sb_addf(why,
+                    "the build command sets %s: %s, so the build would run %s outside the "
+                    "seat and the guard would fail after the whole build. Drop it (the seats "
+                    "set %s=%s), or write %.*s=\"$%s\"",
+                    t,
+                    t == sb_str(&w) ? "a variable given on make's command line, or before a "
+                                      "command, beats the environment"
+                                    : "a CMake cache entry given with -D beats the environment",
+                    seat_words[k].seat[0] == 'C' && seat_words[k].seat[1] == 'U' ? "nvcc"
+                                                                                 : "the compiler",
+                    seat_words[k].seat, seat, (int)(eq - t), t, seat_words[k].seat);
+            found = 1;
+        }
+    }
+    sb_release(&w);
+    return found;
+}
+
+int check_build_command(char **build, struct strbuf *why)
+{
+    for (char **a = build; *a; a++) {
+        const char *base = strrchr(build[0], '/') ? strrchr(build[0], '/') + 1 : build[0];
+        int script = a > build && !strcmp(a[-1], "-c") &&
+                     (!strcmp(base, "sh") || !strcmp(base, "bash") || !strcmp(base, "dash") ||
+                      !strcmp(base, "zsh"));
+        if (!script) {
+            if (seat_word(*a, strlen(*a), why))
+                return EXIT_USAGE;
+            continue;
+        }
+        /* a shell script: its words, split where sh would split simple ones */
+        for (const char *p = *a; *p;) {
+            while (*p && strchr(" \t\n;&|()`", *p))
+                p++;
+            const char *s = p;
+            char quote = 0;
+            while (*p && (quote || !strchr(" \t\n;&|()`", *p))) {
+                if (quote && *p == quote)
+                    quote = 0;
+                else if (!quote && (*p == '"' || *p == '\''))
+                    quote = *p;
+                p++;
+            }
+            if (p > s && seat_word(s, (size_t)(p - s), why))
+                return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
 }

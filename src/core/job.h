@@ -35,6 +35,14 @@ int run_clean_command(const char *cmd, const char *clean);
  * remedy. */
 void explain_no_tu(const char *root, long long started, struct strbuf *out);
 
+/* Reads a job's build command before it runs (after jobenv_apply: the seats' variables
+ * are this process's): a word that sets one of them again to something else (make's
+ * CUDA_HOME=/usr/local/cuda, an "env CXX=g++" or "CC=gcc ./configure" prefix, cmake's
+ * -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc), in the arguments or in the script of
+ * sh -c, would take the build around the seat. EXIT_USAGE with the word, why and the fix
+ * in why; else EXIT_OK. */
+int check_build_command(char **build, struct strbuf *why);
+
 /* Directory holding shardcc and its seats (shardcc-nvcc, ...). 0 or an errno. */
 int shardcc_bindir(struct strbuf *out);
 

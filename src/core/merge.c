@@ -346,10 +346,14 @@ static int guard_identity(const struct merge_opts *o, struct art *arts, size_t n
                          a->path, a->reproducible ? "" : "not ", ref->reproducible ? "" : "not ");
             bad = 1;
         } else if (!same_root(a->root, ref->root)) {
-            report_error(o->cmd, "%s: made at %s%s%s, the others at %s%s%s", a->path,
-                         a->root ? "\"" : "", a->root ? a->root : "any root (--relocatable)",
-                         a->root ? "\"" : "", ref->root ? "\"" : "",
-                         ref->root ? ref->root : "any root (--relocatable)", ref->root ? "\"" : "");
+            report_error(o->cmd,
+                         "%s: made at %s%s%s, the others at %s%s%s: ccache keys hold the "
+                         "build's absolute paths, so one job's entries cannot hit in another "
+                         "at another path; %s",
+                         a->path, a->root ? "\"" : "",
+                         a->root ? a->root : "any root (--relocatable)", a->root ? "\"" : "",
+                         ref->root ? "\"" : "", ref->root ? ref->root : "any root (--relocatable)",
+                         ref->root ? "\"" : "", MERGE_ROOT_REMEDY);
             bad = 1;
         }
     }

@@ -5,6 +5,12 @@
 #ifndef SHARDCC_MERGE_H
 #define SHARDCC_MERGE_H
 
+/* What to do when jobs ran at different paths (merge and the link job say the same) */
+#define MERGE_ROOT_REMEDY                                                                          \
+    "run every job at one path (GitHub Actions' $GITHUB_WORKSPACE is the same in every job; "      \
+    "a Makefile's build with -ccbin $(CXX) also holds the path shardcc is installed at), or "      \
+    "pass --relocatable to every job"
+
 #include <jansson.h>
 #include <stddef.h>
 

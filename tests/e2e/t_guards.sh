@@ -169,6 +169,9 @@ expect_fail 3 "this link job runs with --relocatable and the shards ran without 
     shardcc link --relocatable --artifacts ../art --expect-shards 2 -- sh -c "$BUILD"
 expect_fail 3 "made at any root (--relocatable), the others at \"$PWD\"" \
     shardcc merge --cache ../m9 "$A1" ../reloc/shard-guards-2-of-2.tar.zst "$A2"
+grep -q "run every job at one path .*or pass --relocatable to every job" "$T/.err" ||
+    fail "the merge's root mismatch names no remedy: $(cat "$T/.err")"
+ok "the merge's root mismatch names the remedy, as the link job's does"
 
 # guard 5: nondeterministic codegen. Plant shard 1's first result entry, with other bytes,
 # into shard 2's artifact (manifest kept truthful) and merge.

@@ -50,4 +50,20 @@ shardcc compare "$T/nvcc-exe-1" "$T/nvcc-exe-2" >"$T/cmp.out" || fail "compare: 
 shardcc compare "$T/seat-exe-1" "$T/seat-exe-2" >"$T/cmp.out" && grep -q "(byte for byte)" "$T/cmp.out" ||
     fail "compare of identical files: $(cat "$T/cmp.out")"
 ok "compare of identical files says byte for byte, not 'N temp names masked'"
+# the project's own README says make CUDA_HOME=/path: a command-line variable beats the
+# environment; refused before anything is built, naming the word and the fix
+start=$(date +%s)
+expect_fail 2 'the build command sets CUDA_HOME=/usr/local/cuda: a variable given on make' \
+    shardcc shard --shard 1/3 --artifact "$T" --clean 'make clean' -- make CUDA_HOME=/usr/local/cuda -j2
+grep -q 'or write CUDA_HOME="$CUDA_HOME"' "$T/.err" || fail "no fix named: $(cat "$T/.err")"
+[ ! -d build ] && [ $(($(date +%s) - start)) -lt 10 ] || fail "the refused shard built something, or took long"
+ok "make CUDA_HOME=... is refused before any compile"
+expect_fail 2 'the build command sets CMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc: a CMake cache entry' \
+    shardcc shard --shard 2/3 --artifact "$T" -- \
+    sh -c 'cmake -S . -B build -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc && cmake --build build'
+expect_fail 2 'the build command sets CXX=g++' \
+    shardcc shard --shard 1/3 --artifact "$T" -- env CXX=g++ make -j2
+shardcc shard --shard 1/3 --artifact "$T" --clean 'make clean' -- sh -c 'make CUDA_HOME="$CUDA_HOME" -j2 >/dev/null' 2>"$T/.err" ||
+    fail "CUDA_HOME=\"\$CUDA_HOME\" refused: $(cat "$T/.err")"
+ok "make CUDA_HOME=\"\$CUDA_HOME\" (the seat's own value) is taken"
 summary
