@@ -11,6 +11,7 @@
 #include "plan.h"
 #include "platform.h"
 #include "progress.h"
+#include "plan_costs.h"
 #include "strvec.h"
 
 #include <errno.h>
@@ -84,6 +85,31 @@ static int run_clean(const char *clean, const char *log)
         return EXIT_BUILD;
     }
     return 0;
+}
+
+/* A hash-partitioned run whose shards are lopsided: what a plan made from its artifacts
+ * would make the slowest shard's compiles (plan_costs.h), and the command, when that cuts
+ * them by a fifth or more. comp[1..n]: each shard's seconds of compiles. */
+static void suggest_plan(const char *arts, int n, const double *comp)
+{
+    double slowest = 0;
+    for (int i = 1; i <= n; i++)
+        slowest = comp[i] > slowest ? comp[i] : slowest;
+    struct costs c = {.cmd = CMD};
+    struct plan_makespan ms;
+    if (slowest <= 0 || plan_costs_read_input(arts, &c, 0, NULL) != EXIT_OK || c.n == 0) {
+        plan_costs_release(&c);
+        return;
+    }
+    free(plan_costs_plan(&c, n, 0, 0, &ms));
+    plan_costs_release(&c);
+    if (ms.plan > 0.8 * slowest)
+        return;
+    printf("the shards are lopsided: the slowest shard's compiles took %.1f s; a plan made from "
+           "this run's timings would make it %.1f s (%.2fx; the ideal %.1f s):\n"
+           "  shardcc plan -n %d -o plan.json %s\n"
+           "  then --plan plan.json for every job (shard, link, local)\n",
+           slowest, ms.plan, ms.plan / slowest, ms.ideal, n, arts);
 }
 
 /* Runs argv with its output appended to log; progress lines (progress.h) for the phase
@@ -634,6 +660,8 @@ int cmd_local(int argc, char **argv)
         else
             printf("\n");
         printf("total compile time over the shards: %.1f s\n", total_comp);
+        if (!plan_doc && !remote && n > 1)
+            suggest_plan(sb_str(&arts), n, comp);
         if (cmp.same && !cmp.rc)
             printf("the same as the unsharded build (through the seats): %zu products, %s%s\n",
                    cmp.same,

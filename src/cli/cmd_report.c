@@ -7,6 +7,7 @@
 #include "jrnl.h"
 #include "merge.h"
 #include "plan.h"
+#include "plan_costs.h"
 #include "platform.h"
 
 #include <errno.h>
@@ -282,6 +283,17 @@ int cmd_report(int argc, char **argv)
     struct shard_row *rows = calloc(n ? n : 1, sizeof *rows);
     for (size_t i = 0; i < n; i++)
         read_row(m[i], &rows[i]);
+    /* what a plan from these timings would make the slowest shard's compiles */
+    struct costs costs = {.cmd = CMD};
+    struct plan_makespan pms = {0, 0, 0};
+    int planned = n && json_is_string(json_object_get(m[0], "plan"));
+    int count0 = n ? (int)json_integer_value(json_object_get(m[0], "count")) : 0;
+    for (size_t i = 0; i < n && !planned; i++)
+        if (plan_costs_read_manifest(m[i], "", &costs, 0, NULL) != EXIT_OK)
+            planned = 1; /* a manifest it cannot read: no suggestion */
+    if (!planned && costs.n && count0 > 1)
+        free(plan_costs_plan(&costs, count0, 0, 0, &pms));
+    plan_costs_release(&costs);
     qsort(rows, n, sizeof *rows, cmp_row);
     struct strbuf cellb = STRBUF_INIT;
     sb_add_printable(&cellb, c0 ? c0 : "?");
@@ -453,6 +465,15 @@ int cmd_report(int argc, char **argv)
     printf("%spredicted makespan %.1f s (slowest shard %.1f s + link %.1f s); compile time over "
            "the shards %.1f s\n",
            md ? "\n" : "", slowest + link_wall, slowest, link_wall, total);
+    double slowest_compile = 0;
+    for (size_t i = 0; i < n; i++)
+        slowest_compile = rows[i].compile > slowest_compile ? rows[i].compile : slowest_compile;
+    if (pms.plan > 0 && slowest_compile > 0 && pms.plan <= 0.8 * slowest_compile)
+        printf("%sthe shards are lopsided: the slowest shard's compiles took %.1f s; a plan made "
+               "from these timings would make it %.1f s (%.2fx): `shardcc plan -n %d -o plan.json "
+               "ARTIFACTS`, then `--plan plan.json` for every job\n",
+               md ? "\n" : "", slowest_compile, pms.plan, pms.plan / slowest_compile,
+               n ? rows[0].count : 0);
     if (md) {
         printf("\n```mermaid\ngantt\n    title %s\n    dateFormat X\n    axisFormat %%s s\n", cell);
         printf("    section shards\n");

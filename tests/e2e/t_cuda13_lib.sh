@@ -22,6 +22,21 @@ grep -q "the same as the unsharded build (through the seats): 13 products, byte 
     fail "local -n 3: $(tail -12 "$T/local.out")"
 grep -q "hit rate 100.0% (7/7 TUs)" "$T/local.out" || fail "local -n 3 hit rate: $(tail -12 "$T/local.out")"
 ok "local -n 3 --compare: 13 products byte for byte (both objects of common.cu too), 7/7 hits"
+# the hash partition gives shard 1 five TUs of seven, the heavy one among them
+grep -q "the shards are lopsided: the slowest shard's compiles took" "$T/local.out" &&
+    grep -q "shardcc plan -n 3 -o plan.json .*/.shardcc/local/artifacts" "$T/local.out" ||
+    fail "no plan suggested for lopsided shards: $(tail -8 "$T/local.out")"
+ok "local suggests a plan: $(grep -o 'would make it [^:]*' "$T/local.out")"
+art=$(sed -n 's/^  shardcc plan -n 3 -o plan.json //p' "$T/local.out")
+shardcc report --artifacts "$art" >"$T/report.out" 2>&1 || fail "report: $(cat "$T/report.out")"
+grep -q "the shards are lopsided: .*shardcc plan -n 3 -o plan.json ARTIFACTS" "$T/report.out" ||
+    fail "report suggests no plan: $(tail -3 "$T/report.out")"
+ok "report suggests the plan too"
+shardcc plan -n 3 -o "$T/plan.json" "$art" 2>/dev/null || fail "the suggested plan command failed"
+shardcc local -n 3 --plan "$T/plan.json" --clean 'rm -rf build' --compare build -- sh -c "$BUILD" >"$T/planned.out" 2>&1 ||
+    fail "local with the suggested plan: $(tail -20 "$T/planned.out")"
+grep -q "lopsided" "$T/planned.out" && fail "a plan suggested for a planned run"
+ok "the suggested plan runs, byte for byte, with no suggestion"
 grep -h "hidden symbol" .shardcc/local/logs/*.log && fail "a hidden symbol in a shard's log"
 ok "no shard's link of the library failed on a hidden symbol"
 
