@@ -151,22 +151,54 @@ static void output_name(const char *output, char name[TMPXFT_LEN + 1])
     sb_release(&root);
 }
 
+/* text with the root (a path with its trailing slash) written "<root>/" */
+static void add_rooted(struct strbuf *out, const char *text, const struct strbuf *root)
+{
+    for (const char *p = text; *p;) {
+        if (root->len && !strncmp(p, root->buf, root->len)) {
+            sb_adds(out, "<root>/");
+            p += root->len;
+        } else {
+            sb_add(out, p++, 1);
+        }
+    }
+}
+
+/* A path of an argument as one spelling: an existing file or directory as its real path,
+ * under the root as "<root>/..." (ccache under CCACHE_BASEDIR gives nvcc relative paths
+ * where the plain phase gives the build's absolute ones); else as written. */
+static void add_path(struct strbuf *out, const char *path, const struct strbuf *root)
+{
+    struct strbuf real = STRBUF_INIT;
+    add_rooted(out, plat_realpath(path, &real) == 0 ? sb_str(&real) : path, root);
+    sb_release(&real);
+}
+
 /* tmpxft_<h1>_<h2> from what ccache's key covers: the call's arguments less its output
- * (-o FILE; the depfile options are out already), sorted, with the project root
- * (SHARDCC_ROOT) written as "<root>" in them. Two calls that differ only in their output
- * are one ccache entry, so they must make the same bytes: the temporaries' names, which
- * reach the object, cannot come from the output's path. The same at any root (jobs
- * with --relocatable). */
+ * (-o FILE; the depfile options are out already), each path in one spelling (add_path),
+ * sorted. Two calls that differ only in their output are one ccache entry, so they must
+ * make the same bytes: the temporaries' names, which reach the object, cannot come from
+ * the output's path. The same at any root (jobs with --relocatable), and whether ccache
+ * ran the call (relative paths under its base directory) or the plain phase did. */
 static void call_temp_name(const struct strvec *args, const char *output, char name[TMPXFT_LEN + 1])
 {
+    static const char *const joined[] = {"--include-path=",
+                                         "--library-path=",
+                                         "--system-include=",
+                                         "--pre-include=",
+                                         "-isystem",
+                                         "-iquote",
+                                         "-idirafter",
+                                         "-include",
+                                         "-I",
+                                         "-L"};
     struct strbuf root = STRBUF_INIT, a = STRBUF_INIT;
     const char *r = getenv("SHARDCC_ROOT");
     if (r && *r && plat_realpath(r, &root) == 0 && root.len > 1)
         sb_adds(&root, "/");
     else
         sb_reset(&root);
-    const char **v = xmalloc((args->n ? args->n : 1) * sizeof *v);
-    size_t n = 0;
+    struct strvec canon = STRVEC_INIT;
     for (size_t i = 0; i < args->n; i++) {
         const char *arg = args->v[i];
         if (output && (!strcmp(arg, "-o") || !strcmp(arg, "--output-file")) && i + 1 < args->n &&
@@ -177,30 +209,33 @@ static void call_temp_name(const struct strvec *args, const char *output, char n
         if (output && (!strncmp(arg, "-o", 2) || !strncmp(arg, "--output-file=", 14)) &&
             !strcmp(arg + (arg[1] == 'o' ? 2 : 14), output))
             continue;
-        v[n++] = arg;
+        sb_reset(&a);
+        size_t k = 0, pl = 0;
+        for (; k < sizeof joined / sizeof joined[0]; k++)
+            if (!strncmp(arg, joined[k], pl = strlen(joined[k])) && arg[pl])
+                break;
+        if (k < sizeof joined / sizeof joined[0]) {
+            sb_add(&a, arg, pl);
+            add_path(&a, arg + pl, &root);
+        } else if (arg[0] != '-') {
+            add_path(&a, arg, &root);
+        } else {
+            add_rooted(&a, arg, &root);
+        }
+        sv_push(&canon, sb_str(&a));
     }
-    qsort(v, n, sizeof *v, cstr_cmp);
+    qsort(canon.v, canon.n, sizeof *canon.v, cstr_cmp);
     struct sha256 s;
     unsigned char d[32];
     char hex[65];
     sha256_init(&s);
     sha256_update_str(&s, "shardcc-pipeline-2");
-    for (size_t i = 0; i < n; i++) {
-        sb_reset(&a);
-        for (const char *p = v[i]; *p;) {
-            if (root.len && !strncmp(p, root.buf, root.len)) {
-                sb_adds(&a, "<root>/");
-                p += root.len;
-            } else {
-                sb_add(&a, p++, 1);
-            }
-        }
-        sha256_update(&s, a.buf ? a.buf : "", a.len + 1); /* with its NUL: a separator */
-    }
+    for (size_t i = 0; i < canon.n; i++)
+        sha256_update(&s, canon.v[i], strlen(canon.v[i]) + 1); /* with its NUL: a separator */
     sha256_final(&s, d);
     sha256_hex(d, hex);
     snprintf(name, TMPXFT_LEN + 1, "%s%.8s_%.8s", TMPXFT, hex, hex + 8);
-    free(v);
+    sv_clear(&canon);
     sb_release(&root);
     sb_release(&a);
 }
@@ -268,25 +303,90 @@ static int is_digits(const char *s, size_t n)
     return n > 0;
 }
 
-/* The length of the per-run tail of a module id: cudafe++ names a TU that has no
- * external entity (template instantiations only, static kernels only)
- * _<hex8>_<L>_<file name, L characters>_<hex8>_<its process id>; the tail is
- * "_<process id>". 0 for any other id (one named after an external entity is the same in
- * every run). */
-static size_t module_id_pid_tail(const char *id, size_t n)
+/* A module id of cudafe++'s: _<h1: 8 hex>_<L>_<file name, L characters> then either
+ * _<h2: 8 hex>_<its process id> (a TU with no external entity: template instantiations
+ * only, static kernels only) or _<an external entity's mangled name>. h1 and h2 hash the
+ * source's directory. *h2 is the offset of h2 (0 for the second form); 0 when id is not
+ * such an id, else 1. */
+static int parse_module_id(const char *id, size_t n, size_t *h2)
 {
+    *h2 = 0;
     if (n < 11 || id[0] != '_' || !is_hex8(id + 1) || id[9] != '_')
         return 0;
     char *end;
     unsigned long len = strtoul(id + 10, &end, 10);
     size_t at = (size_t)(end - id);
-    if (end == id + 10 || *end != '_' || len > n || at + 1 + len + 10 > n)
+    if (end == id + 10 || *end != '_' || len > n || at + 1 + len + 1 > n)
         return 0;
-    const char *p = id + at + 1 + len; /* _<hex8>_<pid> */
-    if (p[0] != '_' || !is_hex8(p + 1) || p[9] != '_' ||
-        !is_digits(p + 10, n - (size_t)(p + 10 - id)))
+    const char *p = id + at + 1 + len; /* _<hex8>_<pid>, or _<mangled name> */
+    if (p[0] != '_')
         return 0;
-    return n - (size_t)(p + 9 - id);
+    if ((size_t)(p - id) + 10 < n && is_hex8(p + 1) && p[9] == '_' &&
+        is_digits(p + 10, n - (size_t)(p + 10 - id)))
+        *h2 = (size_t)(p + 1 - id);
+    return 1;
+}
+
+/* The seat's module id for cudafe++'s id[0..n) into to (1), or 0 to keep it: the process
+ * id of the first form becomes a five-digit number from the call's temporary name (the
+ * salt) and the id's part before it; with relocatable (jobs at different roots) its h2,
+ * which hashes the preprocessed text's absolute paths, becomes hex digits of the salt.
+ * (cicc reads such an id from the module id file: it cannot make up the process id.) */
+static int module_id_rewrite(const char *id, size_t n, int relocatable, struct strbuf *to)
+{
+    size_t h2;
+    if (!parse_module_id(id, n, &h2) || !h2)
+        return 0;
+    struct sha256 s;
+    unsigned char d[32];
+    char hex[65];
+    sha256_init(&s);
+    sha256_update_str(&s, "shardcc-module-id-1");
+    sha256_update_str(&s, module_salt);
+    sha256_update(&s, id, relocatable ? h2 : h2 + 8);
+    sha256_final(&s, d);
+    sha256_hex(d, hex);
+    unsigned long v = ((unsigned long)d[0] << 16 | (unsigned long)d[1] << 8 | d[2]) % 90000;
+    sb_add(to, id, h2);
+    sb_add(to, relocatable ? hex + 8 : id + h2, 8);
+    sb_addf(to, "_%lu", 10000 + v);
+    return 1;
+}
+
+/* With --relocatable (CCACHE_BASEDIR, jobs at different roots): cudafe++ and cicc hash
+ * their --orig_src_path_name into the module id and into the names of a TU's static and
+ * anonymous entities (__nv_static_<N>__<hash>_...), each on its own side, so the hashes
+ * differ from root to root, and a split TU's device items from one root would not match
+ * its host side at another. The seat gives both the source's path below the root instead,
+ * the same at every root. */
+static void relative_orig_paths(struct dr_plan *plan)
+{
+    const char *base = getenv("CCACHE_BASEDIR");
+    struct strbuf root = STRBUF_INIT, real = STRBUF_INIT;
+    if (!base || !*base || plat_realpath(base, &root) != 0) {
+        sb_release(&root);
+        return;
+    }
+    for (size_t i = 0; i < plan->n; i++) {
+        struct dr_step *st = &plan->steps[i];
+        if (st->tool != DR_CUDAFE && st->tool != DR_CICC)
+            continue;
+        for (size_t k = 0; k + 1 < st->argv.n; k++) {
+            if (strcmp(st->argv.v[k], "--orig_src_path_name") != 0)
+                continue;
+            sb_reset(&real);
+            const char *below = plat_realpath(st->argv.v[k + 1], &real) == 0
+                                    ? path_under(sb_str(&root), sb_str(&real))
+                                    : NULL;
+            if (below && *below) {
+                char *rel = xstrdup(below);
+                free(st->argv.v[k + 1]);
+                st->argv.v[k + 1] = rel;
+            }
+        }
+    }
+    sb_release(&root);
+    sb_release(&real);
 }
 
 /* The first n-byte needle in hay (memmem, which not every C library has). */
@@ -332,11 +432,11 @@ static int replace_in_file(const char *path, const char *from, const char *to)
     return e;
 }
 
-/* After a step that wrote the module id (--gen_module_id_file): a per-run process id in it
- * (module_id_pid_tail) becomes a number from the call's temporary name and the id, in the
- * module id file and in every other file the step wrote (cudafe++'s .cudafe1.cpp names its
- * anonymous namespace after the id), before any step reads them. The id is then the same
- * in every run and every job, as the temporaries' names are. */
+/* After a step that wrote the module id (--gen_module_id_file): the seat's id
+ * (module_id_rewrite) in the module id file and in every other file the step wrote
+ * (cudafe++'s .cudafe1.cpp names its anonymous namespace after the id, its stub defines
+ * it), before any step reads them. The id is then the same in every run and every job, as
+ * the temporaries' names are. */
 static int fix_module_id(const struct dr_step *st)
 {
     const char *mod = NULL;
@@ -349,29 +449,18 @@ static int fix_module_id(const struct dr_step *st)
     }
     if (!gen || !mod)
         return 0;
-    struct strbuf id = STRBUF_INIT;
+    const char *base = getenv("CCACHE_BASEDIR");
+    struct strbuf id = STRBUF_INIT, to = STRBUF_INIT;
     int e = plat_read_file_max(mod, 4096, &id);
-    size_t tail = e ? 0 : module_id_pid_tail(id.buf, id.len);
-    if (tail) {
-        struct sha256 s;
-        unsigned char d[32];
-        sha256_init(&s);
-        sha256_update_str(&s, "shardcc-module-id-1");
-        sha256_update_str(&s, module_salt);
-        sha256_update(&s, id.buf, id.len - tail);
-        sha256_final(&s, d);
-        unsigned long v = ((unsigned long)d[0] << 16 | (unsigned long)d[1] << 8 | d[2]) % 90000;
-        struct strbuf to = STRBUF_INIT;
-        sb_add(&to, id.buf, id.len - tail);
-        sb_addf(&to, "_%lu", 10000 + v);
+    if (!e && module_id_rewrite(id.buf, id.len, base && *base, &to)) {
         for (size_t i = 0; i < st->writes.n && !e; i++)
             e = replace_in_file(st->writes.v[i], sb_str(&id), sb_str(&to));
         if (e)
             fprintf(stderr, "shardcc: nvcc seat: cannot rewrite the module id %s: %s\n",
                     sb_str(&id), strerror(e));
-        sb_release(&to);
     }
     sb_release(&id);
+    sb_release(&to);
     return e ? 1 : 0;
 }
 
@@ -784,6 +873,7 @@ int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_o
     }
     if (dr_parse(sb_str(&text), &plan, why) != 0)
         goto out;
+    relative_orig_paths(&plan);
     if (o->mode != PIPELINE_WHOLE) {
         struct strbuf ignore = STRBUF_INIT;
         split_ok = dr_split_plan(&plan, &split, &ignore) == 0 && split.n > 1 &&

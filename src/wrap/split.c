@@ -74,17 +74,67 @@ void split_item_exports(const struct dr_plan *plan, const struct dr_split *split
     }
 }
 
-/* s with every occurrence of tmpdir written "<tmp>/" */
-static void hash_word(struct sha256 *h, const char *s, const char *tmpdir)
+/* The project root with a trailing slash when jobs may run at different paths
+ * (--relocatable: CCACHE_BASEDIR is set), else "": ccache then hashes paths under it
+ * relative to it, and so do item keys. */
+static const char *relocatable_root(struct strbuf *buf)
 {
-    size_t tl = strlen(tmpdir);
-    const char *p;
-    while (tl && (p = strstr(s, tmpdir)) != NULL) {
-        sha256_update(h, s, (size_t)(p - s));
-        sha256_update_str(h, "<tmp>/");
-        s = p + tl;
+    const char *base = getenv("CCACHE_BASEDIR");
+    if (!base || !*base || plat_realpath(base, buf) != 0 || buf->len < 2)
+        return "";
+    sb_adds(buf, "/");
+    return sb_str(buf);
+}
+
+/* s[0..n) with every occurrence of tmpdir written "<tmp>/" and of root "<root>/" */
+static void hash_bytes(struct sha256 *h, const char *s, size_t n, const char *tmpdir,
+                       const char *root)
+{
+    size_t tl = strlen(tmpdir), rl = strlen(root);
+    const char *end = s + n;
+    for (const char *p = s; p < end; p++) {
+        size_t left = (size_t)(end - p);
+        /* the root first: it may lie in the temporaries' directory (/tmp/ and /tmp/job/) */
+        if (rl && left >= rl && *p == *root && !memcmp(p, root, rl)) {
+            sha256_update(h, s, (size_t)(p - s));
+            sha256_update_str(h, "<root>/");
+            s = p + rl;
+            p = s - 1;
+        } else if (tl && left >= tl && *p == *tmpdir && !memcmp(p, tmpdir, tl)) {
+            sha256_update(h, s, (size_t)(p - s));
+            sha256_update_str(h, "<tmp>/");
+            s = p + tl;
+            p = s - 1;
+        }
     }
-    sha256_update(h, s, strlen(s) + 1); /* with its NUL: words stay apart */
+    sha256_update(h, s, (size_t)(end - s));
+}
+
+static void hash_word(struct sha256 *h, const char *s, const char *tmpdir, const char *root)
+{
+    hash_bytes(h, s, strlen(s), tmpdir, root);
+    sha256_update(h, "", 1); /* a NUL: words stay apart */
+}
+
+/* A preprocessed text: with root, the paths of its line markers (# N "PATH"...) are
+ * hashed relative to it, as ccache hashes them under CCACHE_BASEDIR; the rest (a __FILE__
+ * expansion in the code) as it is. */
+static void hash_preprocessed(struct sha256 *h, const char *t, size_t n, const char *root)
+{
+    if (!*root) {
+        sha256_update(h, t, n);
+        return;
+    }
+    const char *end = t + n;
+    while (t < end) {
+        const char *nl = memchr(t, '\n', (size_t)(end - t));
+        const char *e = nl ? nl + 1 : end;
+        if (e - t > 3 && t[0] == '#' && t[1] == ' ' && t[2] >= '0' && t[2] <= '9')
+            hash_bytes(h, t, (size_t)(e - t), "", root);
+        else
+            sha256_update(h, t, (size_t)(e - t));
+        t = e;
+    }
 }
 
 int split_item_key(const struct dr_plan *plan, const struct dr_split *split, size_t i,
@@ -92,18 +142,20 @@ int split_item_key(const struct dr_plan *plan, const struct dr_split *split, siz
 {
     const struct dr_item *it = &split->items[i];
     const char *fp = getenv("CCACHE_COMPILERCHECK"), *extra = getenv("CCACHE_EXTRAFILES");
+    struct strbuf rootbuf = STRBUF_INIT;
+    const char *root = relocatable_root(&rootbuf);
     struct sha256 h;
     sha256_init(&h);
     sha256_update(&h, SPLIT_ITEM_TAG, sizeof SPLIT_ITEM_TAG);
-    hash_word(&h, fp ? fp : "", "");
-    hash_word(&h, extra ? extra : "", "");
+    hash_word(&h, fp ? fp : "", "", "");
+    hash_word(&h, extra ? extra : "", "", root);
     struct strbuf text = STRBUF_INIT;
     int e = 0;
     for (size_t k = 0; k < it->n && !e; k++) {
         const struct dr_step *st = &plan->steps[it->steps[k]];
-        hash_word(&h, dr_tool_name(st->tool), "");
+        hash_word(&h, dr_tool_name(st->tool), "", "");
         for (size_t a = 0; a < st->argv.n; a++)
-            hash_word(&h, st->argv.v[a], tmpdir);
+            hash_word(&h, st->argv.v[a], tmpdir, root);
         /* not its redirections (--threads): nvcc names those after an address of its own,
          * different in every run, and they only catch what the step prints */
         for (size_t r = 0; r < st->reads.n && !e; r++) {
@@ -118,12 +170,16 @@ int split_item_key(const struct dr_plan *plan, const struct dr_split *split, siz
             }
             char size[32];
             snprintf(size, sizeof size, "%zu", text.len);
-            hash_word(&h, st->reads.v[r], tmpdir);
-            hash_word(&h, size, "");
-            sha256_update(&h, text.buf ? text.buf : "", text.len);
+            hash_word(&h, st->reads.v[r], tmpdir, root);
+            hash_word(&h, size, "", "");
+            if (plan->steps[w].tool == DR_DEVICE_CPP)
+                hash_preprocessed(&h, text.buf ? text.buf : "", text.len, root);
+            else
+                sha256_update(&h, text.buf ? text.buf : "", text.len);
         }
     }
     sb_release(&text);
+    sb_release(&rootbuf);
     unsigned char d[32];
     sha256_final(&h, d);
     sha256_hex(d, key);
@@ -203,9 +259,9 @@ void split_marker_key(const char *tu_key, const char *temp_name, char key[65])
     unsigned char d[32];
     sha256_init(&h);
     sha256_update(&h, SPLIT_MARK_TAG, sizeof SPLIT_MARK_TAG);
-    hash_word(&h, fp ? fp : "", "");
-    hash_word(&h, tu_key ? tu_key : "", "");
-    hash_word(&h, temp_name, "");
+    hash_word(&h, fp ? fp : "", "", "");
+    hash_word(&h, tu_key ? tu_key : "", "", "");
+    hash_word(&h, temp_name, "", "");
     sha256_final(&h, d);
     sha256_hex(d, key);
 }

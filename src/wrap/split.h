@@ -17,11 +17,15 @@
  *
  * Its key (SHA-256) covers: a tag, the toolchain fingerprint (CCACHE_COMPILERCHECK) and the
  * host compilers ccache would hash (CCACHE_EXTRAFILES), every argument of the item's steps
- * (the temporaries' directory written "<tmp>/"; not the files --threads redirects their
- * output to, which nvcc names anew in every run), and the contents of the files its steps
- * read that its device-cpp wrote (the preprocessed source, per architecture) or that the
- * host side wrote (the module id): the same in every job that compiles the same source with
- * the same arguments at the same path.
+ * (the temporaries' directory written "<tmp>/", and with --relocatable the root
+ * "<root>/"; not the files --threads redirects their output to, which nvcc names anew in
+ * every run), and the contents of the files its steps read that its device-cpp wrote (the
+ * preprocessed source, per architecture; with --relocatable the root in its line markers
+ * written "<root>/", as ccache hashes them under CCACHE_BASEDIR) or that the host side
+ * wrote (the module id): the same in every job that compiles the same source with the same
+ * arguments at the same path, or at any path with --relocatable (where the seat also gives
+ * cudafe++ and cicc the source's path below the root, so that the module id and the
+ * names of static entities they hash it into are the same at every root: pipeline.h).
  *
  * A split TU's marker (an entry too, keyed by the fingerprint, the TU's key and its
  * temporaries' name, which is a hash of its output) tells the link job's seat that shards

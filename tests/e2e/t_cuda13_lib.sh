@@ -69,6 +69,29 @@ grep -q "device item.* of 1 split TU" .shardcc/local/logs/shard-1-of-4.log ||
     fail "the shard's summary does not count the split TU's items: $(grep 'TUs owned' .shardcc/local/logs/shard-1-of-4.log)"
 ok "split over 4 shards: 7/7 hits, byte for byte, $(grep -o '[0-9]* TUs owned and [^(]*' .shardcc/local/logs/shard-1-of-4.log)"
 
+# --relocatable: the shards at one path, the link job at another with another TMPDIR;
+# every split item hits, and the products are a plain build's at the link job's path
+mkdir -p "$T/ra" "$T/rb" "$T/rarts" "$T/tmp-a" "$T/tmp-b"
+cp -r "$SHARDCC_SRC/tests/corpus/cuda13-lib" "$T/ra/p"
+cp -r "$SHARDCC_SRC/tests/corpus/cuda13-lib" "$T/rb/p"
+for i in 1 2 3 4; do
+    (cd "$T/ra/p" && TMPDIR="$T/tmp-a" shardcc shard --relocatable --shard $i/4 --split-archs 3 \
+        --clean 'rm -rf build' --artifact "$T/rarts" -- sh -c "$BUILD" >"$T/rshard.out" 2>&1) ||
+        fail "relocatable shard $i/4: $(tail -5 "$T/rshard.out")"
+done
+(cd "$T/rb/p" && TMPDIR="$T/tmp-b" shardcc link --relocatable --artifacts "$T/rarts" --expect-shards 4 \
+    --split-archs 3 -- sh -c "$BUILD" >"$T/rlink.out" 2>&1) || fail "relocatable link: $(tail -12 "$T/rlink.out")"
+grep -q "hit rate 100.0% (7/7 TUs)" "$T/rlink.out" || fail "relocatable link: $(tail -3 "$T/rlink.out")"
+n=$(grep -c "	item	.*	hit	" "$T/rb/p/.shardcc/link/journal.tsv" || true)
+[ "$n" -ge 3 ] || fail "the split TU's items did not hit at another path and TMPDIR ($n hits)"
+ok "shards at one path, the link job at another with another TMPDIR: 7/7, $n device items from the store"
+mv "$T/rb/p/build" "$T/rb/linked"
+(cd "$T/rb/p" && eval "$(shardcc env --plain --relocatable)" && sh -c "$BUILD" >/dev/null 2>&1) || fail "plain build at rb"
+for f in libbackend.so selftest CMakeFiles/backend.dir/src/heavy.cu.o CMakeFiles/backend.dir/src/templates.cu.o; do
+    shardcc compare --exact "$T/rb/linked/$f" "$T/rb/p/build/$f" >/dev/null || fail "relocatable: $f differs: $(shardcc compare --exact "$T/rb/linked/$f" "$T/rb/p/build/$f")"
+done
+ok "the relocated link job's library, executable and split/template objects are the plain build's there, byte for byte"
+
 # a hollow link that fails: the message says it was shardcc's link with stub inputs
 rc=0
 shardcc shard --shard "$o1/3" --clean 'rm -rf build' --artifact "$T" --cell req -- \
