@@ -75,6 +75,11 @@ long plat_processors(void);
 /* Takes an exclusive lock on the file path (created if missing), waiting for it: *fd holds
  * it until plat_unlock_remove. 0 or an errno. */
 int plat_lock(const char *path, int *fd);
+/* plat_lock, saying on standard error once it has waited notice seconds for another
+ * process ("WHO: waiting N s for the lock PATH, held by another process: WHAT"). On Windows
+ * it waits as plat_lock does, without the notice. */
+int plat_lock_patient(const char *path, int *fd, unsigned notice, const char *who,
+                      const char *what);
 /* Removes the lock file path and releases the lock fd. */
 void plat_unlock_remove(const char *path, int fd);
 /* Replaces the process; returns only on failure (errno set). */

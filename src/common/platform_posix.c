@@ -275,6 +275,43 @@ int plat_lock(const char *path, int *fd)
     }
 }
 
+int plat_lock_patient(const char *path, int *fd, unsigned notice, const char *who, const char *what)
+{
+    uint64_t t0 = plat_monotonic_us();
+    int told = 0;
+    for (;;) {
+        int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (f < 0)
+            return errno;
+        while (flock(f, LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK && errno != EINTR) {
+                int e = errno;
+                close(f);
+                return e;
+            }
+            uint64_t waited = (plat_monotonic_us() - t0) / 1000000u;
+            if (!told && waited >= notice) {
+                fprintf(stderr,
+                        "%s: waiting %llu s for the lock \"%s\", held by another process: %s\n",
+                        who, (unsigned long long)waited, path, what);
+                told = 1;
+            }
+            struct timespec nap = {0, 50 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+        }
+        struct stat a, b;
+        if (fstat(f, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            *fd = f;
+            if (told)
+                fprintf(stderr, "%s: took the lock \"%s\" after %.1f s\n", who, path,
+                        (double)(plat_monotonic_us() - t0) / 1e6);
+            return 0;
+        }
+        close(f);
+    }
+}
+
 void plat_unlock_remove(const char *path, int fd)
 {
     unlink(path);

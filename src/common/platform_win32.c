@@ -827,6 +827,14 @@ static int fd_of(HANDLE h, int flags)
     return fd;
 }
 
+int plat_lock_patient(const char *path, int *fd, unsigned notice, const char *who, const char *what)
+{
+    (void)notice;
+    (void)who;
+    (void)what;
+    return plat_lock(path, fd);
+}
+
 int plat_lock(const char *path, int *fd)
 {
     for (;;) {

@@ -353,6 +353,23 @@ static int module_id_rewrite(const char *id, size_t n, int relocatable, struct s
     return 1;
 }
 
+/* The temporaries belong to the job: nvcc names them in TMPDIR, which the seat sets to
+ * ROOT/.shardcc/tmp for nvcc's plan and steps. Every job of a cell has the same path there
+ * (objects built with -g name a temporary with its directory), and jobs that share /tmp
+ * (several shards of one project side by side in their own mount namespaces, on a
+ * self-hosted runner) do not share a directory, so they never wait on each other's locks. */
+static void job_tmpdir(void)
+{
+    const char *r = getenv("SHARDCC_ROOT");
+    if (!r || !*r)
+        return;
+    struct strbuf t = STRBUF_INIT;
+    sb_addf(&t, "%s/.shardcc/tmp", r);
+    if (plat_mkdir_p(sb_str(&t)) == 0)
+        setenv("TMPDIR", sb_str(&t), 1);
+    sb_release(&t);
+}
+
 /* With --relocatable (CCACHE_BASEDIR, jobs at different roots): cudafe++ and cicc hash
  * their --orig_src_path_name into the module id and into the names of a TU's static and
  * anonymous entities (__nv_static_<N>__<hash>_...), each on its own side, so the hashes
@@ -857,6 +874,7 @@ int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_o
         goto out;
     call_temp_name(&args, d.output, name);
     memcpy(module_salt, name, sizeof module_salt);
+    job_tmpdir();
     /* nvcc's plan, on its stderr */
     sv_push(&dry, nvcc);
     sv_push(&dry, "-dryrun");
@@ -911,7 +929,9 @@ int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_o
     struct strbuf tmpdir = STRBUF_INIT;
     sb_adds(&tmpdir, sb_str(&lock));
     sb_addf(&lock, "%s.lock", name);
-    e = plat_lock(sb_str(&lock), &lock_fd);
+    e = plat_lock_patient(sb_str(&lock), &lock_fd, 10, "shardcc: nvcc seat",
+                          "a compile with the same arguments (its temporaries' names) runs "
+                          "in this job's temporary directory");
     if (e) {
         fail(why, "cannot lock %s: %s", sb_str(&lock), plat_strerror(e));
         sb_release(&tmpdir);
@@ -1057,6 +1077,7 @@ int pipeline_run_link(const char *nvcc, int argc, char **argv, struct strbuf *wh
     char name[TMPXFT_LEN + 1];
     call_temp_name(&args, output, name);
     memcpy(module_salt, name, sizeof module_salt);
+    job_tmpdir();
     sv_push(&dry, nvcc);
     sv_push(&dry, "-dryrun");
     sv_pushv(&dry, args.v, args.n);
@@ -1077,7 +1098,8 @@ int pipeline_run_link(const char *nvcc, int argc, char **argv, struct strbuf *wh
         goto out;
     }
     sb_addf(&lock, "%s%s.lock", sb_str(&tmpdir), name);
-    e = plat_lock(sb_str(&lock), &lock_fd);
+    e = plat_lock_patient(sb_str(&lock), &lock_fd, 10, "shardcc: nvcc seat",
+                          "a link with the same arguments runs in this job's temporary directory");
     if (e) {
         fail(why, "cannot lock %s: %s", sb_str(&lock), plat_strerror(e));
         goto out;
