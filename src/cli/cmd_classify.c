@@ -4,6 +4,7 @@
 #include "classify.h"
 #include "stub_coff.h"
 #include "cli.h"
+#include "toolchain.h"
 #include "job.h"
 #include "partition.h"
 #include "path.h"
@@ -32,7 +33,7 @@ static const char usage[] =
     "  source, key, output, depfile, owner (null when not applicable)\n"
     "  depfile_targets, argv (canonical arguments, compiler excluded)\n"
     "  parts    a split TU's device items, [{\"item\": \"compute_90\", \"real\": \"sm_90\",\n"
-    "           \"owner\": 2}, ...] (null when not split): with --shard, SHARDCC_REPRODUCIBLE=1\n"
+    "           \"owner\": 2}, ...] (null when not split): with --shard, a reproducible TU\n"
     "           and an nvcc call, COMPILER is asked for its plan (nvcc -dryrun) as the seat\n"
     "           asks it, and SHARDCC_SPLIT_ARCHS and the plan SHARDCC_PLAN names (its seat\n"
     "           form, which shardcc env writes) decide as they do for the seat\n"
@@ -44,7 +45,9 @@ static const char usage[] =
     "NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS are folded in as the wrapper does, and\n"
     "SHARDCC_HOST_SEAT=torch (shardcc env's default) makes the c++ and cc seats run every\n"
     "call but a torch extension's TU directly. SHARDCC_REPRODUCIBLE is checked as the seats\n"
-    "check it; it changes no argument (the seat runs such a TU as nvcc's steps).\n"
+    "check it; it changes no argument (the seat runs such a TU as nvcc's steps). Outside a\n"
+    "job's environment (no SHARDCC_PHASE) a TU is taken as reproducible as a shard takes it\n"
+    "by default: where COMPILER has --objdir-as-tempdir.\n"
     "\n"
     "Exit status: 0 ok, 2 usage error (bad option, unreadable options file), 4 standard\n"
     "output could not be written.\n";
@@ -176,8 +179,18 @@ int cmd_classify(int argc, char **argv)
         cfg.prepend = getenv("NVCC_PREPEND_FLAGS");
         cfg.append = getenv("NVCC_APPEND_FLAGS");
     }
+    /* in a job's environment (shardcc env: SHARDCC_PHASE set) SHARDCC_REPRODUCIBLE is the
+     * job's choice; outside one, decide as a shard does by default: reproducible where the
+     * nvcc named has --objdir-as-tempdir */
+    const char *repro = getenv("SHARDCC_REPRODUCIBLE");
+    struct strbuf found = STRBUF_INIT;
+    if (!repro && !getenv("SHARDCC_PHASE") && seat == SEAT_NVCC &&
+        plat_find_in_path(argv[a.i], &found) == 0 &&
+        nvcc_has_option(sb_str(&found), "--objdir-as-tempdir"))
+        repro = "1";
+    sb_release(&found);
     struct strbuf why = STRBUF_INIT;
-    if (seat_modes(seat, getenv("SHARDCC_HOST_SEAT"), getenv("SHARDCC_REPRODUCIBLE"), &cfg, &why)) {
+    if (seat_modes(seat, getenv("SHARDCC_HOST_SEAT"), repro, &cfg, &why)) {
         report_error("shardcc classify", "%s", sb_str(&why));
         sb_release(&why);
         free(cfg.root);
