@@ -360,6 +360,11 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
                  s.remote_hits);
     fprintf(stderr, "hit rate %.1f%% (%zu/%zu TUs%s), %zu stub%s, %d/%d shards\n", rate * 100.0,
             s.hits, s.tu, dev, s.stubbed, s.stubbed == 1 ? "" : "s", mr.present, mr.count);
+    if (s.host)
+        fprintf(stderr,
+                CMD ": and %zu host TU%s compiled here as in every job (the default host seat "
+                    "shards only torch extensions' host TUs; --host-seat shards every host TU)\n",
+                s.host, s.host == 1 ? "" : "s");
     rc = EXIT_OK;
     if (s.stubbed) {
         report_error(CMD,

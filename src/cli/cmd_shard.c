@@ -551,6 +551,15 @@ int cmd_shard(int argc, char **argv)
                        "%zu lines of the journal \"%s\" are not %s records (torn, or "
                        "written by another shardcc-wrap version on the seat?)",
                        j.skipped, env.journal, JOURNAL_MAGIC);
+    if (s.tu == 0 && s.host > 0) {
+        report_error(CMD,
+                     "shard %d/%d: the build compiled no CUDA TU, and the host seats saw %zu host "
+                     "TU%s and left %s to the real compiler: the default host seat shards only "
+                     "torch extensions' host TUs (SHARDCC_HOST_SEAT=torch), so this shard had "
+                     "nothing to shard. --host-seat shards every host TU",
+                     o.shard, o.count, s.host, s.host == 1 ? "" : "s", s.host == 1 ? "it" : "them");
+        return EXIT_GUARD;
+    }
     if (s.tu == 0) {
         struct strbuf why = STRBUF_INIT;
         explain_no_tu(env.root, started, &why);

@@ -288,6 +288,8 @@ void jrnl_stats(const struct jrnl *j, struct jstats *s)
             s->infos++;
         } else if (!strcmp(r->kind, "other")) {
             s->others++;
+        } else if (!strcmp(r->kind, "host")) {
+            s->host++;
         } else if (!strcmp(r->kind, "link")) {
             s->links++;
             s->placeholders += !strcmp(r->action, "placeholder");

@@ -71,6 +71,7 @@ struct jstats {
     size_t placeholders, hollow; /* executables written as placeholders; libraries and
                                     relocatable objects linked with stub inputs */
     size_t refused;              /* links the link job refused (stub inputs) */
+    size_t host;                 /* host TUs the default host seat left to the real compiler */
     double cached_seconds;       /* wall time of the cached TU compiles */
 };
 

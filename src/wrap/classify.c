@@ -15,7 +15,7 @@
 
 const char *kind_name(enum call_kind k)
 {
-    static const char *const n[] = {"tu", "probe", "info", "other", "link"};
+    static const char *const n[] = {"tu", "probe", "info", "other", "link", "host"};
     return n[k];
 }
 
@@ -417,6 +417,7 @@ int classify_call(enum seat seat, const struct wrap_config *cfg, int argc, char 
         break;
     case KIND_OTHER:
     case KIND_LINK:
+    case KIND_HOST:
         call->action = ACTION_CACHE;
         break;
     case KIND_TU:

@@ -9,8 +9,11 @@
 #include "strbuf.h"
 #include "strvec.h"
 
-/* KIND_LINK: a linker seat's call (never classified here; journaled by the seat). */
-enum call_kind { KIND_TU, KIND_PROBE, KIND_INFO, KIND_OTHER, KIND_LINK };
+/* KIND_LINK: a linker seat's call (never classified here; journaled by the seat).
+ * KIND_HOST: a host TU the default host seat left to the real compiler (a TU classified
+ * with host_pass, journaled as such so that the jobs can say how many they compiled in
+ * every job). */
+enum call_kind { KIND_TU, KIND_PROBE, KIND_INFO, KIND_OTHER, KIND_LINK, KIND_HOST };
 /* ACTION_PIN: a pinned TU, compiled through ccache in every shard. The linker seat's:
  * ACTION_LINK (the real link), ACTION_HOLLOW (a shared library or relocatable object linked
  * with stub inputs, unresolved symbols allowed), ACTION_PLACEHOLDER (an executable written

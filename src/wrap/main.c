@@ -1337,8 +1337,25 @@ int main(int argc, char **argv)
     /* the default host seat: a call that is not a torch extension's TU is the real
      * compiler's, unjournaled, as if CXX/CC were not a seat (a launcher of the build's
      * may run it: CCACHE_DISABLE=1 keeps a ccache out of the way) */
-    if (call.host_pass)
-        return run_direct(&w, nargs, args);
+    if (call.host_pass) {
+        int hfd = -1;
+        if (call.kind != KIND_TU || !w.journal || open_journal(w.journal, &hfd) != 0)
+            return run_direct(&w, nargs, args);
+        int st = run_direct(&w, nargs, args);
+        struct journal_rec r = {.wall_us = plat_wall_us(),
+                                .pid = plat_pid(),
+                                .seat = w.seat,
+                                .phase = w.cfg.phase,
+                                .shard = w.cfg.shard,
+                                .count = w.cfg.count,
+                                .kind = KIND_HOST,
+                                .action = ACTION_DIRECT,
+                                .status = st,
+                                .dur_us = plat_monotonic_us() - t0,
+                                .key = call.key,
+                                .output = call.output};
+        return journal_finish(&w, hfd, w.journal, &r, st);
+    }
     rc = check_launcher(&w);
     if (rc)
         return rc;

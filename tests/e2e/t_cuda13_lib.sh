@@ -37,6 +37,9 @@ shardcc local -n 3 --plan "$T/plan.json" --clean 'rm -rf build' --compare build 
     fail "local with the suggested plan: $(tail -20 "$T/planned.out")"
 grep -q "lopsided" "$T/planned.out" && fail "a plan suggested for a planned run"
 ok "the suggested plan runs, byte for byte, with no suggestion"
+grep -q "and 2 host TUs compiled here as in every job .*--host-seat shards every host TU" .shardcc/local/logs/link.log ||
+    fail "the link job does not count the host TUs: $(grep 'hit rate' .shardcc/local/logs/link.log)"
+ok "the link job says its 2 host TUs were compiled in every job, and --host-seat"
 grep -h "hidden symbol" .shardcc/local/logs/*.log && fail "a hidden symbol in a shard's log"
 ok "no shard's link of the library failed on a hidden symbol"
 

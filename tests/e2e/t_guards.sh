@@ -67,6 +67,22 @@ grep -q "hit rate 100.0% (3/3 TUs)" "$T/.err" || fail "link --clean: $(cat "$T/.
 ok "link --clean 'rm -rf build': 3/3 hits"
 expect_fail 3 "its tree was already built" \
     shardcc link --artifacts ../art --expect-shards 2 -- ./gen.sh
+# a CUDA-enabled CMake project whose targets are C++ only: not a bypass; the host seats
+# left its host TUs to the real compiler, and --host-seat shards them
+mkdir -p "$T/hostonly" && (
+    cd "$T/hostonly"
+    printf 'cmake_minimum_required(VERSION 3.18)\nproject(h LANGUAGES CXX CUDA)\nadd_library(h SHARED a.cpp b.cpp)\n' >CMakeLists.txt
+    echo 'int a() { return 1; }' >a.cpp
+    echo 'int b() { return 2; }' >b.cpp
+    expect_fail 3 "the build compiled no CUDA TU, and the host seats saw 2 host TUs and left them to the real compiler" \
+        shardcc shard --shard 1/2 --artifact "$T/hostonly" -- sh -c 'cmake -S . -B build -G Ninja >/dev/null && cmake --build build >/dev/null'
+    grep -q -- "--host-seat shards every host TU" "$T/.err" || fail "no --host-seat: $(cat "$T/.err")"
+    shardcc shard --shard 1/2 --host-seat --artifact "$T/hostonly" --clean 'rm -rf build' -- \
+        sh -c 'cmake -S . -B build -G Ninja >/dev/null && cmake --build build >/dev/null' 2>"$T/.err" ||
+        fail "--host-seat on a host-only project: $(cat "$T/.err")"
+    ok "a host-only project: told to use --host-seat, which shards it"
+)
+
 # progress lines: every SHARDCC_PROGRESS_INTERVAL seconds when asked for (stderr is no
 # terminal here), none otherwise
 SHARDCC_PROGRESS=1 SHARDCC_PROGRESS_INTERVAL=1 shardcc shard --shard 1/2 --cell guards --artifact ../cleaned \
