@@ -322,6 +322,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     struct jstats s;
     jrnl_stats(&j, &s);
     jrnl_warn_fallbacks(&j, CMD);
+    jrnl_warn_outside_root(&j, CMD, env.root);
     size_t misses = s.cached - s.hits;
     json_t *miss_list = json_array();
     for (size_t k = 0; k < j.n; k++) {

@@ -546,6 +546,7 @@ int cmd_shard(int argc, char **argv)
     struct jstats s;
     jrnl_stats(&j, &s);
     jrnl_warn_fallbacks(&j, CMD);
+    jrnl_warn_outside_root(&j, CMD, env.root);
     if (j.skipped)
         report_warning(CMD,
                        "%zu lines of the journal \"%s\" are not %s records (torn, or "

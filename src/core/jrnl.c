@@ -466,3 +466,31 @@ const char *summary_invalid(const json_t *sum)
     }
     return NULL;
 }
+
+size_t jrnl_warn_outside_root(const struct jrnl *j, const char *cmd, const char *root)
+{
+    struct strvec seen = STRVEC_INIT;
+    size_t rl = strlen(root);
+    for (size_t i = 0; i < j->n; i++) {
+        const struct jrec *r = &j->r[i];
+        if (strcmp(r->kind, "probe") != 0 || strncmp(r->seat, "nvcc", 4) != 0 || !r->key ||
+            r->key[0] != '/' || !r->output || sv_has(&seen, r->key))
+            continue;
+        /* a product of the build: its object in the build's tree (a relative path, or one
+         * under the root), not a check's in a temporary directory of its own */
+        if (r->output[0] == '/' && (strncmp(r->output, root, rl) != 0 || r->output[rl] != '/'))
+            continue;
+        sv_push(&seen, r->key);
+    }
+    if (seen.n)
+        report_warning(cmd,
+                       "%zu CUDA source%s outside the root \"%s\" %s compiled as nvcc's own, in "
+                       "every job and not reproducibly (e.g. \"%s\"): %s objects will differ "
+                       "from the unsharded build's. Give --root a directory that holds %s (the "
+                       "same in every job)",
+                       seen.n, seen.n == 1 ? "" : "s", root, seen.n == 1 ? "was" : "were",
+                       seen.v[0], seen.n == 1 ? "its" : "their", seen.n == 1 ? "it" : "them");
+    size_t n = seen.n;
+    sv_clear(&seen);
+    return n;
+}

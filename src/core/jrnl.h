@@ -77,6 +77,14 @@ struct jstats {
 
 void jrnl_stats(const struct jrnl *j, struct jstats *s);
 
+/* Warns (as cmd) of CUDA sources outside the root that the build compiled: the nvcc seats'
+ * probes of a source outside the root (its absolute path in the key field) whose object
+ * the build keeps (a relative path, or one under the root: not a check's in a temporary
+ * directory of its own). They are compiled in every job, as the
+ * real nvcc compiles them (not reproducibly), so the link job's objects of them differ
+ * from the unsharded build's. Returns how many distinct sources. */
+size_t jrnl_warn_outside_root(const struct jrnl *j, const char *cmd, const char *root);
+
 /* Where a build's wall time went, from its journal (each record spans its duration up to
  * its time): configure is the start up to the first TU compile (or link, without one: the
  * build system's own work and its compiler probes); compiles the time covered by at least one TU

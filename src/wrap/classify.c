@@ -206,6 +206,7 @@ static void tu_or_probe(const struct wrap_config *cfg, struct call *call, const 
 {
     call->key = source_key(cfg, call->source);
     call->kind = call->key ? KIND_TU : KIND_PROBE;
+    call->outside_root = !call->key;
     call->reason = call->key ? reason : "source outside the project root";
 }
 

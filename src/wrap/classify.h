@@ -56,7 +56,8 @@ struct call {
     struct strvec inputs;      /* a linking call's object and library inputs, as written */
     int shared;                /* a linking call's -shared */
     int host_pass;             /* a host seat's call that is not a torch extension's TU, under
-                                  cfg->torch_only: the real compiler's, unjournaled */
+                                  cfg->torch_only: the real compiler's (journaled as KIND_HOST) */
+    int outside_root;          /* a probe because its one source lies outside the root */
     int coff_machine;          /* cl and clang-cl: the COFF machine of the object (stub_coff.h,
                                   x64 unless --target names ARM64); 0: the host's format */
 };

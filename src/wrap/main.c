@@ -1401,6 +1401,11 @@ int main(int argc, char **argv)
             break;
         }
 
+    /* a probe of a source outside the root: its path in the key field, so that the jobs
+     * can name it (it is compiled in every job, not as a TU) */
+    struct strbuf outside = STRBUF_INIT;
+    if (call.outside_root && call.source)
+        path_absolute(w.cfg.cwd ? w.cfg.cwd : ".", call.source, &outside);
     if (w.journal) {
         struct journal_rec r = {
             plat_wall_us(),
@@ -1414,7 +1419,7 @@ int main(int argc, char **argv)
             status,
             plat_monotonic_us() - t0,
             call.owner,
-            call.key,
+            call.key ? call.key : (outside.len ? sb_str(&outside) : NULL),
             call.output,
             outcome.outcome[0] ? outcome.outcome : NULL,
             outcome.result_key[0] ? outcome.result_key : NULL,

@@ -83,6 +83,16 @@ mkdir -p "$T/hostonly" && (
     ok "a host-only project: told to use --host-seat, which shards it"
 )
 
+# a CUDA source outside the root: compiled in every job as nvcc's own; the shard says so
+# and names --root
+mkdir -p "$T/shared" && printf '__global__ void k2(int *p) { *p = 2; }\n' >"$T/shared/k.cu"
+shardcc shard --shard 1/2 --artifact "$T/shared" -- \
+    sh -c '"$CUDACXX" -arch=sm_90 -c ../shared/k.cu -o k2.o && "$CUDACXX" -arch=sm_90 -c src/add.cu -o add.o' 2>"$T/.err" ||
+    fail "a shard with a source outside the root: $(cat "$T/.err")"
+grep -q "1 CUDA source outside the root \"$PWD\" was compiled as nvcc's own.*\"$T/shared/k.cu\".*Give --root a directory that holds it" "$T/.err" ||
+    fail "no word of the source outside the root: $(cat "$T/.err")"
+ok "a CUDA source outside the root is named, with --root"
+
 # progress lines: every SHARDCC_PROGRESS_INTERVAL seconds when asked for (stderr is no
 # terminal here), none otherwise
 SHARDCC_PROGRESS=1 SHARDCC_PROGRESS_INTERVAL=1 shardcc shard --shard 1/2 --cell guards --artifact ../cleaned \
