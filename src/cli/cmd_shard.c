@@ -261,28 +261,54 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
 
 /* After a failed build: the executables this shard wrote as placeholders, one of which the
  * build may have run (a generator, a test), and the remedy. */
+/* The outputs of links of the journal's whose action is action ("placeholder", "hollow"),
+ * but relocatable objects (.o): how many, and the first five's names into names. */
+static size_t link_outputs(const struct jrnl *j, const char *action, struct strbuf *names)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < j->n; k++) {
+        const struct jrec *r = &j->r[k];
+        if (strcmp(r->kind, "link") || strcmp(r->action, action) || !r->output || r->status)
+            continue;
+        size_t len = strlen(r->output); /* libraries: not the device-link objects in them */
+        if (len > 2 && !strcmp(r->output + len - 2, ".o"))
+            continue;
+        if (n++ < 5)
+            sb_addf(names, "%s%s", n > 1 ? ", " : "", r->output);
+    }
+    if (n > 5)
+        sb_adds(names, ", ...");
+    return n;
+}
+
+/* After a failed build: what of this shard's outputs was made from stubs, which a step that
+ * ran or read it (a generator, a test, an nm check of a library) met instead of code. */
 static void hint_placeholders(const char *journal)
 {
     struct jrnl j;
     if (jrnl_load(journal, &j) != 0)
         return;
     struct strbuf names = STRBUF_INIT;
-    size_t n = 0;
-    for (size_t k = 0; k < j.n; k++) {
-        const struct jrec *r = &j.r[k];
-        if (strcmp(r->kind, "link") || strcmp(r->action, "placeholder") || !r->output)
-            continue;
-        if (n++ < 5)
-            sb_addf(&names, "%s%s", n > 1 ? ", " : "", r->output);
-    }
+    size_t n = link_outputs(&j, "placeholder", &names);
     if (n)
         report_warning(CMD,
                        "%zu executable%s of this shard %s, linked from stub objects "
-                       "(%s%s): if the build ran one (a generator, a test), its message above "
+                       "(%s): if the build ran one (a generator, a test), its message above "
                        "names it; pin the sources it is built from (--pin GLOB) so that every "
                        "shard compiles them",
                        n, n == 1 ? "" : "s", n == 1 ? "is a placeholder" : "are placeholders",
-                       sb_str(&names), n > 5 ? ", ..." : "");
+                       sb_str(&names));
+    sb_reset(&names);
+    n = link_outputs(&j, "hollow", &names);
+    if (n)
+        report_warning(CMD,
+                       "%zu librar%s of this shard %s linked from stub objects, so %s no code "
+                       "of the TUs other shards own (%s): if a step of the build read one (a "
+                       "symbol check with nm, a test that loads it), it met that; pin the "
+                       "sources %s built from (--pin GLOB) so that every shard compiles them",
+                       n, n == 1 ? "y" : "ies", n == 1 ? "was" : "were",
+                       n == 1 ? "it holds" : "they hold", sb_str(&names),
+                       n == 1 ? "it is" : "they are");
     sb_release(&names);
     jrnl_release(&j);
 }

@@ -109,4 +109,17 @@ if [ "$owner_common" != "$o1" ]; then
 else
     fail "common.cu is shard $o1's: pick another shard for the hollow-link case"
 fi
+# a build step that reads a library the shard linked from stubs (an nm check of its exports,
+# as a real project's POST_BUILD does): the shard says which output was hollow and --pin
+NMBUILD='cmake -S . -B build -G Ninja -DBACKEND_NM_CHECK=ON >/dev/null && cmake --build build'
+rc=0
+shardcc shard --shard "$o1/3" --clean 'rm -rf build' --artifact "$T" --cell nm -- sh -c "$NMBUILD" >"$T/nm.out" 2>&1 || rc=$?
+expect_eq "a shard whose build checks a hollow library: exit status" "$rc" 1
+grep -q "libbackend.so lacks backend_scale" "$T/nm.out" &&
+    grep -q "1 library of this shard was linked from stub objects, so it holds no code .*(libbackend.so).*--pin GLOB" "$T/nm.out" ||
+    fail "no word of the hollow library: $(grep shardcc "$T/nm.out" | tail -4)"
+ok "the project's own check failed on a hollow library: the shard names it and --pin"
+shardcc shard --shard "$o1/3" --pin 'src/launch.cu' --clean 'rm -rf build' --artifact "$T" --cell nm -- \
+    sh -c "$NMBUILD" >"$T/nm.out" 2>&1 || fail "with --pin src/launch.cu: $(tail -5 "$T/nm.out")"
+ok "--pin src/launch.cu: the check passes in that shard"
 summary
