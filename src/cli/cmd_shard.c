@@ -184,9 +184,10 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
                 if (!items)
                     items = json_array();
                 json_array_append_new(
-                    items, json_pack("{s:s, s:s, s:i, s:s, s:f, s:o}", "item", it->name, "real",
-                                     it->real, "owner", it->owner, "outcome", it->outcome,
-                                     "seconds", (double)it->us / 1e6, "key", str_or_null(it->key)));
+                    items, json_pack("{s:s, s:s, s:i, s:s, s:f, s:o, s:o}", "item", it->name,
+                                     "real", it->real, "owner", it->owner, "outcome", it->outcome,
+                                     "seconds", (double)it->us / 1e6, "key", str_or_null(it->key),
+                                     "parts", str_or_null(it->parts)));
             }
             if (items)
                 json_object_set_new(t, "items", items);

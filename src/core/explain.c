@@ -4,6 +4,7 @@
  * already one (the link job checks it before building), so equal arguments leave the inputs:
  * a header or a generated file that differs between the two jobs. */
 #include "explain.h"
+#include "split.h"
 #include "strbuf.h"
 
 #include <jansson.h>
@@ -17,7 +18,7 @@ struct owner {
 
 /* Whether the manifest m's shard owned an item of its split TU t (the item named, or any):
  * its store key into *key when asked. */
-static int owns_item(json_t *m, json_t *t, const char *name, const char **key)
+static int owns_item(json_t *m, json_t *t, const char *name, const char **key, const char **parts)
 {
     json_int_t shard = json_integer_value(json_object_get(m, "shard"));
     size_t k;
@@ -29,10 +30,30 @@ static int owns_item(json_t *m, json_t *t, const char *name, const char **key)
             (!name || !strcmp(n, name))) {
             if (key)
                 *key = json_string_value(json_object_get(it, "key"));
+            if (parts)
+                *parts = json_string_value(json_object_get(it, "parts"));
             return 1;
         }
     }
     return 0;
+}
+
+/* Which of what an item's key covers differed between the owner's parts and this job's
+ * ("A.T.M": split.h): the toolchain and arguments, the preprocessed text, the module id.
+ * Nothing when either is missing (an older shard) or malformed. */
+static void item_parts_differ(const char *owner, const char *here, struct strbuf *out)
+{
+    static const char *const what[] = {
+        "the toolchain or the device steps' arguments (the include paths, defines, "
+        "architectures: see the TU's arguments below)",
+        "the preprocessed source (a header or a define that differs between the jobs; with "
+        "jobs at different paths, a __FILE__ or a path outside the root)",
+        "the module id the host side wrote (the source's path, or cudafe++'s own number)"};
+    if (!owner || !here || strlen(owner) != SPLIT_PARTS_LEN || strlen(here) != SPLIT_PARTS_LEN)
+        return;
+    for (size_t q = 0; q < 3; q++)
+        if (memcmp(owner + 9 * q, here + 9 * q, 8) != 0)
+            sb_addf(out, "%s%s", out->len ? "; and " : "what differed: ", what[q]);
 }
 
 /* A split TU's items that the link job did not take from the store: who owned each, and
@@ -44,7 +65,7 @@ static void explain_items(json_t *const *m, size_t nm, const struct jrnl *link, 
         const struct jitem *it = &link->items[q];
         if (it->rec != rec || !strcmp(it->outcome, "hit"))
             continue;
-        const char *stored = NULL;
+        const char *stored = NULL, *sparts = NULL;
         int shard = 0, count = 0;
         for (size_t i = 0; i < nm && !shard; i++) {
             size_t k;
@@ -52,7 +73,8 @@ static void explain_items(json_t *const *m, size_t nm, const struct jrnl *link, 
             json_array_foreach(json_object_get(m[i], "tus"), k, t)
             {
                 const char *tk = json_string_value(json_object_get(t, "key"));
-                if (tk && !strcmp(tk, link->r[rec].key) && owns_item(m[i], t, it->name, &stored)) {
+                if (tk && !strcmp(tk, link->r[rec].key) &&
+                    owns_item(m[i], t, it->name, &stored, &sparts)) {
                     shard = (int)json_integer_value(json_object_get(m[i], "shard"));
                     count = (int)json_integer_value(json_object_get(m[i], "count"));
                     break;
@@ -62,12 +84,16 @@ static void explain_items(json_t *const *m, size_t nm, const struct jrnl *link, 
         if (!shard)
             fprintf(out, "explain: %s: item %s: no shard owned it (a missing shard?)\n", key,
                     it->name);
-        else if (stored && it->key && strcmp(stored, it->key) != 0)
+        else if (stored && it->key && strcmp(stored, it->key) != 0) {
+            struct strbuf what = STRBUF_INIT;
+            item_parts_differ(sparts, it->parts, &what);
             fprintf(out,
                     "explain: %s: item %s: shard %d/%d stored it under %.16s..., this job "
-                    "looked for %.16s...: its inputs or arguments differed\n",
-                    key, it->name, shard, count, stored, it->key);
-        else
+                    "looked for %.16s...: %s\n",
+                    key, it->name, shard, count, stored, it->key,
+                    what.len ? sb_str(&what) : "its inputs or arguments differed");
+            sb_release(&what);
+        } else
             fprintf(out,
                     "explain: %s: item %s: shard %d/%d stored it under the key this job "
                     "looked for, but the merged store lacks it (an artifact edited or "
@@ -86,7 +112,8 @@ static int find_owner(json_t *const *m, size_t nm, const char *key, struct owner
             const char *tk = json_string_value(json_object_get(t, "key"));
             const char *d = json_string_value(json_object_get(t, "decision"));
             if (tk && d && !strcmp(tk, key) &&
-                (!strcmp(d, "owned") || (!strcmp(d, "split") && owns_item(m[i], t, NULL, NULL)))) {
+                (!strcmp(d, "owned") ||
+                 (!strcmp(d, "split") && owns_item(m[i], t, NULL, NULL, NULL)))) {
                 o->shard = (int)json_integer_value(json_object_get(m[i], "shard"));
                 o->count = (int)json_integer_value(json_object_get(m[i], "count"));
                 o->status = (int)json_integer_value(json_object_get(t, "status"));

@@ -124,13 +124,13 @@ static void parse_argv(const char *s, size_t len, struct jrnl *j)
     }
 }
 
-/* "KEY<TAB>item<TAB>NAME<TAB>REAL<TAB>OWNER<TAB>OUTCOME<TAB>US<TAB>ITEMKEY" after its record
- * (journal.h); fields from the one after "item" */
+/* "KEY<TAB>item<TAB>NAME<TAB>REAL<TAB>OWNER<TAB>OUTCOME<TAB>US<TAB>ITEMKEY[<TAB>PARTS]" after
+ * its record (journal.h); fields from the one after "item" */
 static void parse_item(const char *s, size_t len, struct jrnl *j)
 {
-    const char *f[6], *end = s + len;
-    size_t fl[6], k = 0;
-    for (; k < 6; k++) {
+    const char *f[7], *end = s + len;
+    size_t fl[7], k = 0;
+    for (; k < 7; k++) {
         const char *t = memchr(s, '\t', (size_t)(end - s));
         f[k] = s;
         fl[k] = (size_t)((t ? t : end) - s);
@@ -139,7 +139,7 @@ static void parse_item(const char *s, size_t len, struct jrnl *j)
         s = t + 1;
     }
     uint64_t owner, us;
-    if (k != 5 || j->n == 0 || memchr(f[5], '\t', fl[5]) ||
+    if ((k != 5 && k != 6) || j->n == 0 || (k == 6 && memchr(f[6], '\t', fl[6])) ||
         field_u64(f[2], fl[2], 100000, &owner) || field_u64(f[4], fl[4], UINT64_MAX / 2, &us)) {
         j->skipped++;
         return;
@@ -154,6 +154,7 @@ static void parse_item(const char *s, size_t len, struct jrnl *j)
     it->outcome = unescape(f[3], fl[3]);
     it->us = us;
     it->key = unescape(f[5], fl[5]);
+    it->parts = k == 6 ? unescape(f[6], fl[6]) : NULL;
 }
 
 /* "KEY<TAB>fallback<TAB>WHY" or a split TU's item line (journal.h) */
@@ -267,6 +268,7 @@ void jrnl_release(struct jrnl *j)
         free(j->items[i].real);
         free(j->items[i].outcome);
         free(j->items[i].key);
+        free(j->items[i].parts);
     }
     free(j->items);
     memset(j, 0, sizeof *j);

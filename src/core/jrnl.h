@@ -28,6 +28,7 @@ struct jargv {
 struct jitem {
     size_t rec;                        /* the index of its TU's record */
     char *name, *real, *outcome, *key; /* key NULL when "-" */
+    char *parts;                       /* what its key covers, "A.T.M" (split.h), or NULL */
     int owner;
     uint64_t us;
 };

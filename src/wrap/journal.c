@@ -82,6 +82,8 @@ void journal_format(const struct journal_rec *r, struct strbuf *out)
         add_escaped(out, it->outcome);
         sb_addf(out, "\t%" PRIu64 "\t", it->us);
         add_escaped(out, it->key);
+        sb_addc(out, '\t');
+        add_escaped(out, it->parts);
         sb_addc(out, '\n');
     }
 }

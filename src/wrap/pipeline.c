@@ -738,7 +738,7 @@ static int run_split_item(void *ctx, size_t i)
         st = run_step(&j->plan->steps[it->steps[k]]);
     if (st)
         goto out;
-    int e = split_item_key(j->plan, j->split, j->index[i], j->tmpdir, r->key, &err);
+    int e = split_item_key_parts(j->plan, j->split, j->index[i], j->tmpdir, r->key, r->parts, &err);
     if (e) {
         fprintf(stderr, "shardcc: nvcc seat: cannot read %s for the key of item %s: %s\n",
                 sb_str(&err), r->name, plat_strerror(e));
@@ -789,8 +789,8 @@ static int run_split_item(void *ctx, size_t i)
 out:;
     struct strbuf res = STRBUF_INIT, path = STRBUF_INIT;
     result_path(j, i, &path);
-    sb_addf(&res, "%s %s %llu\n", outcome, r->key[0] ? r->key : "-",
-            (unsigned long long)(plat_monotonic_us() - t0));
+    sb_addf(&res, "%s %s %llu %s\n", outcome, r->key[0] ? r->key : "-",
+            (unsigned long long)(plat_monotonic_us() - t0), r->parts[0] ? r->parts : "-");
     plat_write_atomic(sb_str(&path), res.buf, res.len);
     sb_release(&res);
     sb_release(&path);
@@ -807,13 +807,15 @@ static void item_result(const struct item_job *j, size_t i)
     struct split_item *r = &j->o->items[i];
     struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
     result_path(j, i, &path);
-    char outcome[16] = "", key[65] = "";
+    char outcome[16] = "", key[65] = "", parts[SPLIT_PARTS_LEN + 1] = "";
     unsigned long long us = 0;
     if (plat_read_file(sb_str(&path), &text) == 0 &&
-        sscanf(sb_str(&text), "%15s %64s %llu", outcome, key, &us) == 3) {
+        sscanf(sb_str(&text), "%15s %64s %llu %26s", outcome, key, &us, parts) >= 3) {
         snprintf(r->outcome, sizeof r->outcome, "%s", outcome);
         if (strcmp(key, "-") != 0)
             memcpy(r->key, key, sizeof key);
+        if (parts[0] && strcmp(parts, "-") != 0)
+            memcpy(r->parts, parts, sizeof parts);
         r->us = us;
     } else {
         snprintf(r->outcome, sizeof r->outcome, "failed");

@@ -140,22 +140,38 @@ static void hash_preprocessed(struct sha256 *h, const char *t, size_t n, const c
 int split_item_key(const struct dr_plan *plan, const struct dr_split *split, size_t i,
                    const char *tmpdir, char key[65], struct strbuf *err)
 {
+    return split_item_key_parts(plan, split, i, tmpdir, key, NULL, err);
+}
+
+int split_item_key_parts(const struct dr_plan *plan, const struct dr_split *split, size_t i,
+                         const char *tmpdir, char key[65], char parts[SPLIT_PARTS_LEN + 1],
+                         struct strbuf *err)
+{
     const struct dr_item *it = &split->items[i];
     const char *fp = getenv("CCACHE_COMPILERCHECK"), *extra = getenv("CCACHE_EXTRAFILES");
     struct strbuf rootbuf = STRBUF_INIT;
     const char *root = relocatable_root(&rootbuf);
-    struct sha256 h;
+    /* the key, and apart what it covers: the toolchain and the arguments (0), the
+     * preprocessed text (1), the host side's files, the module id (2) */
+    struct sha256 h, part[3];
     sha256_init(&h);
+    for (size_t q = 0; q < 3; q++)
+        sha256_init(&part[q]);
     sha256_update(&h, SPLIT_ITEM_TAG, sizeof SPLIT_ITEM_TAG);
     hash_word(&h, fp ? fp : "", "", "");
     hash_word(&h, extra ? extra : "", "", root);
+    hash_word(&part[0], fp ? fp : "", "", "");
+    hash_word(&part[0], extra ? extra : "", "", root);
     struct strbuf text = STRBUF_INIT;
     int e = 0;
     for (size_t k = 0; k < it->n && !e; k++) {
         const struct dr_step *st = &plan->steps[it->steps[k]];
         hash_word(&h, dr_tool_name(st->tool), "", "");
-        for (size_t a = 0; a < st->argv.n; a++)
+        hash_word(&part[0], dr_tool_name(st->tool), "", "");
+        for (size_t a = 0; a < st->argv.n; a++) {
             hash_word(&h, st->argv.v[a], tmpdir, root);
+            hash_word(&part[0], st->argv.v[a], tmpdir, root);
+        }
         /* not its redirections (--threads): nvcc names those after an address of its own,
          * different in every run, and they only catch what the step prints */
         for (size_t r = 0; r < st->reads.n && !e; r++) {
@@ -172,10 +188,16 @@ int split_item_key(const struct dr_plan *plan, const struct dr_split *split, siz
             snprintf(size, sizeof size, "%zu", text.len);
             hash_word(&h, st->reads.v[r], tmpdir, root);
             hash_word(&h, size, "", "");
-            if (plan->steps[w].tool == DR_DEVICE_CPP)
+            int pre = plan->steps[w].tool == DR_DEVICE_CPP;
+            struct sha256 *p = &part[pre ? 1 : 2];
+            hash_word(p, size, "", "");
+            if (pre) {
                 hash_preprocessed(&h, text.buf ? text.buf : "", text.len, root);
-            else
+                hash_preprocessed(p, text.buf ? text.buf : "", text.len, root);
+            } else {
                 sha256_update(&h, text.buf ? text.buf : "", text.len);
+                sha256_update(p, text.buf ? text.buf : "", text.len);
+            }
         }
     }
     sb_release(&text);
@@ -183,6 +205,16 @@ int split_item_key(const struct dr_plan *plan, const struct dr_split *split, siz
     unsigned char d[32];
     sha256_final(&h, d);
     sha256_hex(d, key);
+    if (parts) {
+        char hex[65];
+        parts[0] = '\0';
+        for (size_t q = 0; q < 3; q++) {
+            sha256_final(&part[q], d);
+            sha256_hex(d, hex);
+            snprintf(parts + strlen(parts), SPLIT_PARTS_LEN + 1 - strlen(parts), "%s%.8s",
+                     q ? "." : "", hex);
+        }
+    }
     return e;
 }
 

@@ -49,6 +49,9 @@
 /* the separator of a plan key naming an item of a TU: "src/k.cu#compute_90" */
 #define SPLIT_ITEM_SEP '#'
 
+/* The length of an item's parts, "A.T.M" (split_item_key_parts) */
+#define SPLIT_PARTS_LEN 26
+
 /* What became of one device item of a split TU in this job. */
 struct split_item {
     char name[32];    /* "compute_90" */
@@ -59,6 +62,7 @@ struct split_item {
                          "failed" */
     uint64_t us;      /* its steps' wall time in this job (0 when not run) */
     char key[65];     /* its store key, "" when not computed */
+    char parts[SPLIT_PARTS_LEN + 1]; /* what the key covers (split_item_key_parts), or "" */
 };
 
 /* An item's owner without a plan: round robin over the count shards from the TU key's own
@@ -78,6 +82,12 @@ void split_item_exports(const struct dr_plan *plan, const struct dr_split *split
  * slash ("" for the working directory). 0, or an errno with the file in err. */
 int split_item_key(const struct dr_plan *plan, const struct dr_split *split, size_t i,
                    const char *tmpdir, char key[65], struct strbuf *err);
+/* The same, and what the key covers in three digests of 8 hex digits, "A.T.M": the
+ * toolchain and the steps' arguments (A), the preprocessed text (T), the files the host
+ * side wrote, the module id (M): what explain compares when an item missed. */
+int split_item_key_parts(const struct dr_plan *plan, const struct dr_split *split, size_t i,
+                         const char *tmpdir, char key[65], char parts[SPLIT_PARTS_LEN + 1],
+                         struct strbuf *err);
 
 /* The entry of the files (read from their paths) into blob; 0 or an errno with the file in
  * err. */

@@ -71,6 +71,17 @@ grep -q "not cacheable" .shardcc/local/logs/shard-*.log && fail "a false warning
 grep -q "device item.* of 1 split TU" .shardcc/local/logs/shard-1-of-4.log ||
     fail "the shard's summary does not count the split TU's items: $(grep 'TUs owned' .shardcc/local/logs/shard-1-of-4.log)"
 ok "split over 4 shards: 7/7 hits, byte for byte, $(grep -o '[0-9]* TUs owned and [^(]*' .shardcc/local/logs/shard-1-of-4.log)"
+# a link job with another define: its items miss, and explain says which input differed
+rc=0
+shardcc link --artifacts .shardcc/local/artifacts --expect-shards 4 --split-archs 3 --clean 'rm -rf build' -- \
+    sh -c 'cmake -S . -B build -G Ninja -DCMAKE_CUDA_FLAGS=-DEXTRA=1 >/dev/null && cmake --build build >/dev/null' \
+    >"$T/miss.out" 2>&1 || rc=$?
+expect_eq "a link job with another define: exit status" "$rc" 3
+grep -q "explain: src/heavy.cu: item compute_[0-9]*: shard [0-9]/4 stored it under .*what differed: the toolchain or the device steps' arguments" "$T/miss.out" ||
+    fail "explain names no input of the items: $(grep explain "$T/miss.out" | head -3)"
+grep "item compute" "$T/miss.out" | grep -q "preprocessed source\|module id" &&
+    fail "explain blames an input that did not differ: $(grep explain "$T/miss.out" | head -2)"
+ok "explain of a split item's miss names the input that differed (the arguments), not CCACHE_DEBUG"
 
 # --relocatable: the shards at one path, the link job at another with another TMPDIR;
 # every split item hits, and the products are a plain build's at the link job's path

@@ -75,15 +75,17 @@ static void test_format(void **state)
     sb_reset(&sb);
     r.fallback = NULL;
     r.action = ACTION_SPLIT;
-    struct split_item items[2] = {{"compute_80", "sm_80", 2, "stored", 1500000, "ab12"},
-                                  {"compute_90", "sm_90,sm_90a", 1, "other", 0, ""}};
+    struct split_item items[2] = {
+        {"compute_80", "sm_80", 2, "stored", 1500000, "ab12", "0a0a0a0a.1b1b1b1b.2c2c2c2c"},
+        {"compute_90", "sm_90,sm_90a", 1, "other", 0, "", ""}};
     r.items = items;
     r.nitems = 2;
     journal_format(&r, &sb);
     nl = strchr(strchr(sb_str(&sb), '\n') + 1, '\n');
     assert_string_equal(nl + 1,
-                        "SCP1\tsrc/a\\tb.cu\titem\tcompute_80\tsm_80\t2\tstored\t1500000\tab12\n"
-                        "SCP1\tsrc/a\\tb.cu\titem\tcompute_90\tsm_90,sm_90a\t1\tother\t0\t-\n");
+                        "SCP1\tsrc/a\\tb.cu\titem\tcompute_80\tsm_80\t2\tstored\t1500000\tab12\t"
+                        "0a0a0a0a.1b1b1b1b.2c2c2c2c\n"
+                        "SCP1\tsrc/a\\tb.cu\titem\tcompute_90\tsm_90,sm_90a\t1\tother\t0\t-\t-\n");
     sv_clear(&av);
     sb_release(&sb);
 }
