@@ -45,7 +45,7 @@ cp -r "$TOP/tests/corpus/cuda13-lib" "$WORK/rb/p"
 RB='cmake -S . -B build -G Ninja -DBACKEND_GPU_CHECK=ON >/dev/null && cmake --build build >/dev/null'
 for i in 1 2 3 4; do
     (cd "$WORK/ra/p" && TMPDIR="$WORK/tmpa" shardcc shard --relocatable --shard $i/4 --split-archs 3 \
-        --artifact "$WORK/arts" -- sh -c "$RB" 2>&1 | tail -1)
+        --clean "rm -rf build" --artifact "$WORK/arts" -- sh -c "$RB" 2>&1 | tail -1)
 done
 (cd "$WORK/rb/p" && TMPDIR="$WORK/tmpb" shardcc link --relocatable --artifacts "$WORK/arts" \
     --expect-shards 4 --split-archs 3 -- sh -c "$RB" 2>&1 | tail -2)
