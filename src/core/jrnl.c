@@ -128,8 +128,8 @@ static void parse_argv(const char *s, size_t len, struct jrnl *j)
  * its record (journal.h); fields from the one after "item" */
 static void parse_item(const char *s, size_t len, struct jrnl *j)
 {
-    const char *f[7], *end = s + len;
-    size_t fl[7], k = 0;
+    const char *f[7] = {0}, *end = s + len;
+    size_t fl[7] = {0}, k = 0;
     for (; k < 7; k++) {
         const char *t = memchr(s, '\t', (size_t)(end - s));
         f[k] = s;

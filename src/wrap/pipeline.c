@@ -224,7 +224,8 @@ static void call_temp_name(const struct strvec *args, const char *output, char n
         }
         sv_push(&canon, sb_str(&a));
     }
-    qsort(canon.v, canon.n, sizeof *canon.v, cstr_cmp);
+    if (canon.n)
+        qsort(canon.v, canon.n, sizeof *canon.v, cstr_cmp);
     struct sha256 s;
     unsigned char d[32];
     char hex[65];
