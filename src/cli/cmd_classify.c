@@ -47,7 +47,7 @@ static const char usage[] =
     "call but a torch extension's TU directly. SHARDCC_REPRODUCIBLE is checked as the seats\n"
     "check it; it changes no argument (the seat runs such a TU as nvcc's steps). Outside a\n"
     "job's environment (no SHARDCC_PHASE) a TU is taken as reproducible as a shard takes it\n"
-    "by default: where COMPILER has --objdir-as-tempdir.\n"
+    "by default: where COMPILER's --help lists the option objdir-as-tempdir.\n"
     "\n"
     "Exit status: 0 ok, 2 usage error (bad option, unreadable options file), 4 standard\n"
     "output could not be written.\n";
