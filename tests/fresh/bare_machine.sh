@@ -87,13 +87,16 @@ mnt() { # mnt SRC DEST [ro]
 }
 mnt /proc "$R/proc"
 mnt /dev "$R/dev"
+[ ! -d /dev/pts ] || mnt /dev/pts "$R/dev/pts"
 mnt /sys "$R/sys"
 mnt "$CUDA" "$R/usr/local/cuda" ro
 # the source tree as a clean clone has it: tracked files and untracked ones not ignored
 mkdir -p "$R/src"
 (cd "$SRC" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) | tar -C "$R/src" -xf -
 if [ -n "${SHARDCC_FRESH_DROP:-}" ]; then
-    sed -i -E "s/(^|[ (])${SHARDCC_FRESH_DROP}( |\))/\1\2/" "$R/src/scripts/install-deps.sh"
+    sed -i -E "s/(^|[ (])${SHARDCC_FRESH_DROP}( |\)|$)/\1\2/" "$R/src/scripts/install-deps.sh"
+    ! grep -qE "(^|[ (])${SHARDCC_FRESH_DROP}( |\)|$)" "$R/src/scripts/install-deps.sh" ||
+        { echo "fresh.bare_machine: $SHARDCC_FRESH_DROP is still in scripts/install-deps.sh" >&2; exit 1; }
     echo "fresh.bare_machine: $SHARDCC_FRESH_DROP left out of scripts/install-deps.sh"
 fi
 [ -z "$(chroot "$R" sh -c 'command -v cmake gcc ccache python3' || true)" ] ||
