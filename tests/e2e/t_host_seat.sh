@@ -63,8 +63,12 @@ for i in 1 2; do
 done
 expect_eq "torch TUs journaled over both shards" \
     "$(cat "$T/j1.tsv" "$T/j2.tsv" | awk -F'\t' '$1 == "SCJ2" && $7 == "tu"' | wc -l)" "4"
-expect_eq "no record of the host seats for a call outside a torch extension" \
-    "$(cat "$T/j1.tsv" "$T/j2.tsv" | awk -F'\t' '$1 == "SCJ2" && $4 != "ld"' | grep -c -e 'part\.c' -e 'plain[12]\.o' -e 'libplain' || true)" "0"
+# the calls outside a torch extension: their TUs journaled as host TUs the real compiler
+# compiled (kind host, action direct: counted apart, never stubbed or cached), the link not
+expect_eq "host TUs outside a torch extension journaled as kind host, action direct" \
+    "$(cat "$T/j1.tsv" "$T/j2.tsv" | awk -F'\t' '$1 == "SCJ2" && $7 == "host" && $8 == "direct"' | grep -c -e 'part\.c' -e 'plain[12]\.o' || true)" "4"
+expect_eq "no other record of the host seats for a call outside a torch extension" \
+    "$(cat "$T/j1.tsv" "$T/j2.tsv" | awk -F'\t' '$1 == "SCJ2" && $4 != "ld" && $7 != "host"' | grep -c -e 'part\.c' -e 'plain[12]\.o' -e 'libplain' || true)" "0"
 o=$(owner_of src/op.cpp)
 [ "$o" != none ] || fail "-DTORCH_EXTENSION_NAME=ext: no shard owned src/op.cpp"
 s=$((3 - o))
@@ -99,7 +103,9 @@ cd ..
     "$CXX" -O2 -fPIC -DTORCH_EXTENSION_NAME=ext -c ../src/op.cpp -o opl.o
     "$CXX" -O2 -c ../src/tool.cpp -o plainl.o
 ) || fail "link job: a host-seat call failed"
-expect_eq "link job: one record, the torch TU" "$(awk -F'\t' '$1 == "SCJ2"' "$T/jl.tsv" | wc -l)" "1"
+expect_eq "link job: one TU record, the torch TU" "$(awk -F'\t' '$1 == "SCJ2" && $7 == "tu"' "$T/jl.tsv" | wc -l)" "1"
+expect_eq "link job: the other TU a host TU compiled directly" \
+    "$(awk -F'\t' '$1 == "SCJ2" && $7 == "host" && $8 == "direct"' "$T/jl.tsv" | wc -l)" "1"
 has_symbol build/opl.o _Z6ext_opi || fail "link job: the torch TU's object is a stub"
 ok "link job: the torch TU is compiled"
 
