@@ -452,17 +452,23 @@ static int run_child(const struct wrap *w, const char *tool, char **argv, int fl
     return st;
 }
 
+/* argv onto v, the shadow CUDA_HOME's paths written as the real toolkit's */
+static void push_unshadowed(const struct wrap *w, int argc, char **argv, struct strvec *v)
+{
+    for (int i = 0; i < argc; i++) {
+        char *r = shadow_rewrite(&w->cfg, argv[i]);
+        if (r)
+            sv_push_owned(v, r);
+        else
+            sv_push(v, argv[i]);
+    }
+}
+
 static int run_direct(const struct wrap *w, int argc, char **argv)
 {
     struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
-    for (int i = 0; i < argc; i++) {
-        char *r = shadow_rewrite(&w->cfg, argv[i]);
-        if (r)
-            sv_push_owned(&v, r);
-        else
-            sv_push(&v, argv[i]);
-    }
+    push_unshadowed(w, argc, argv, &v);
     return run_child(w, w->real, sv_argv(&v), 0, NULL, NULL);
 }
 
@@ -475,13 +481,7 @@ static int run_as_given(const struct wrap *w, int argc, char **argv)
     if (!w->cfg.reproducible || w->seat != SEAT_NVCC || !pipeline_links(argc, argv))
         return run_direct(w, argc, argv);
     struct strvec v = STRVEC_INIT;
-    for (int i = 0; i < argc; i++) {
-        char *r = shadow_rewrite(&w->cfg, argv[i]);
-        if (r)
-            sv_push_owned(&v, r);
-        else
-            sv_push(&v, argv[i]);
-    }
+    push_unshadowed(w, argc, argv, &v);
     /* the steps are the children nvcc's would be (child_env) */
     unsetenv("SHARDCC_DEPTH");
     unsetenv(PIPELINE_ENV);
