@@ -863,37 +863,48 @@ static int run_split(const struct dr_plan *plan, const struct dr_split *split,
     return status;
 }
 
+/* nvcc's plan of the call nvcc ARGS (output: its -o), read from nvcc -dryrun, with every
+ * temporary named name (call_temp_name; the module ids' salt too) in the job's temporary
+ * directory. 0, or PIPELINE_FALLBACK or PIPELINE_AS_IS with why. */
+static int call_plan(const char *nvcc, const struct strvec *args, const char *output,
+                     char name[TMPXFT_LEN + 1], struct dr_plan *plan, struct strbuf *why)
+{
+    call_temp_name(args, output, name);
+    memcpy(module_salt, name, sizeof module_salt);
+    job_tmpdir();
+    struct strvec dry = STRVEC_INIT;
+    struct strbuf text = STRBUF_INIT;
+    sv_push(&dry, nvcc);
+    sv_push(&dry, "-dryrun");
+    sv_pushv(&dry, args->v, args->n);
+    int e = plat_run_capture_fd(sv_argv(&dry), 2, &text); /* the plan is on its stderr */
+    if (e != 0)
+        e = fail(why, "nvcc -dryrun exited %d", e);
+    else if ((e = rename_temps(text.buf, name, why)) == 0 &&
+             dr_parse(sb_str(&text), plan, why) != 0)
+        e = PIPELINE_FALLBACK;
+    sv_clear(&dry);
+    sb_release(&text);
+    return e;
+}
+
 int pipeline_run_opts(const char *nvcc, int argc, char **argv, struct pipeline_opts *o,
                       struct strbuf *why)
 {
-    struct strvec args = STRVEC_INIT, dry = STRVEC_INIT;
+    struct strvec args = STRVEC_INIT;
     struct depopts d = {NULL, NULL, STRVEC_INIT, 0, NULL, 1};
-    struct strbuf text = STRBUF_INIT, lock = STRBUF_INIT;
+    struct strbuf lock = STRBUF_INIT;
     struct dr_plan plan = {0};
     struct dr_split split = {0};
     int rc = PIPELINE_FALLBACK, lock_fd = -1, e = 0, split_ok = 0;
     char name[TMPXFT_LEN + 1];
     if (plan_args(argc, argv, &args, &d, why) != 0)
         goto out;
-    call_temp_name(&args, d.output, name);
-    memcpy(module_salt, name, sizeof module_salt);
-    job_tmpdir();
-    /* nvcc's plan, on its stderr */
-    sv_push(&dry, nvcc);
-    sv_push(&dry, "-dryrun");
-    sv_pushv(&dry, args.v, args.n);
-    int st = plat_run_capture_fd(sv_argv(&dry), 2, &text);
-    if (st != 0) {
-        fail(why, "nvcc -dryrun exited %d", st);
-        goto out;
-    }
-    e = rename_temps(text.buf, name, why);
+    e = call_plan(nvcc, &args, d.output, name, &plan, why);
     if (e != 0) {
         rc = e;
         goto out;
     }
-    if (dr_parse(sb_str(&text), &plan, why) != 0)
-        goto out;
     relative_orig_paths(&plan);
     if (o->mode != PIPELINE_WHOLE) {
         struct strbuf ignore = STRBUF_INIT;
@@ -955,9 +966,7 @@ out:
     dr_split_clear(&split);
     dr_plan_clear(&plan);
     sv_clear(&args);
-    sv_clear(&dry);
     sv_clear(&d.target);
-    sb_release(&text);
     sb_release(&lock);
     return rc;
 }
@@ -1061,8 +1070,8 @@ int pipeline_links(int argc, char **argv)
 
 int pipeline_run_link(const char *nvcc, int argc, char **argv, struct strbuf *why)
 {
-    struct strvec args = STRVEC_INIT, dry = STRVEC_INIT;
-    struct strbuf text = STRBUF_INIT, lock = STRBUF_INIT, tmpdir = STRBUF_INIT;
+    struct strvec args = STRVEC_INIT;
+    struct strbuf lock = STRBUF_INIT, tmpdir = STRBUF_INIT;
     struct dr_plan plan = {0};
     int rc = PIPELINE_FALLBACK, lock_fd = -1;
     const char *output = "a.out";
@@ -1078,24 +1087,11 @@ int pipeline_run_link(const char *nvcc, int argc, char **argv, struct strbuf *wh
         sv_push(&args, argv[i]);
     }
     char name[TMPXFT_LEN + 1];
-    call_temp_name(&args, output, name);
-    memcpy(module_salt, name, sizeof module_salt);
-    job_tmpdir();
-    sv_push(&dry, nvcc);
-    sv_push(&dry, "-dryrun");
-    sv_pushv(&dry, args.v, args.n);
-    int st = plat_run_capture_fd(sv_argv(&dry), 2, &text);
-    if (st != 0) {
-        fail(why, "nvcc -dryrun exited %d", st);
-        goto out;
-    }
-    int e = rename_temps(text.buf, name, why);
+    int e = call_plan(nvcc, &args, output, name, &plan, why);
     if (e != 0) {
         rc = e;
         goto out;
     }
-    if (dr_parse(sb_str(&text), &plan, why) != 0)
-        goto out;
     if (temp_dir(&plan, name, &tmpdir) != 0) {
         fail(why, "no step of the plan writes a temporary");
         goto out;
@@ -1117,8 +1113,6 @@ int pipeline_run_link(const char *nvcc, int argc, char **argv, struct strbuf *wh
 out:
     dr_plan_clear(&plan);
     sv_clear(&args);
-    sv_clear(&dry);
-    sb_release(&text);
     sb_release(&lock);
     sb_release(&tmpdir);
     return rc;
