@@ -90,6 +90,24 @@ mnt /dev "$R/dev"
 [ ! -d /dev/pts ] || mnt /dev/pts "$R/dev/pts"
 mnt /sys "$R/sys"
 mnt "$CUDA" "$R/usr/local/cuda" ro
+# A toolkit folder may hold scripts that exec another one's tools (CI's /usr/local/cuda/bin/nvcc
+# is `exec /usr/local/cuda-13.0/bin/nvcc "$@"`): every folder those scripts name, and every
+# /usr/local/cuda-*, is mounted at its own path too.
+toolkits() {
+    local f t
+    for f in "$CUDA"/bin/*; do
+        [ -f "$f" ] && [ "$(head -c2 "$f")" = "#!" ] || continue
+        for t in $(sed -n 's|^[[:space:]]*exec[[:space:]]\{1,\}\(/[^[:space:]]*\).*|\1|p' "$f"); do
+            dirname "$(dirname "$(readlink -f "$t")")"
+        done
+    done
+    for t in /usr/local/cuda-*; do [ ! -d "$t" ] || readlink -f "$t"; done
+}
+while read -r tk; do
+    [ -d "$tk" ] && [ "$tk" != "$CUDA" ] && [ ! -e "$R$tk" ] || continue
+    mnt "$tk" "$R$tk" ro
+    echo "fresh.bare_machine: $tk mounted too (the toolkit's scripts name it)"
+done < <(toolkits | sort -u)
 # the source tree as a clean clone has it: tracked files and untracked ones not ignored
 mkdir -p "$R/src"
 (cd "$SRC" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) | tar -C "$R/src" -xf -
