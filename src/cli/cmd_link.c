@@ -11,6 +11,7 @@
 #include "jobenv.h"
 #include "jrnl.h"
 #include "merge.h"
+#include "trust.h"
 #include "platform.h"
 #include "progress.h"
 
@@ -93,6 +94,42 @@ static void restore_configure(const char *root, const json_t *cmake, int fresh)
         fprintf(stderr, CMD ": the shards' CMake configure state not written: %s\n", notes.v[k]);
     sv_clear(&done);
     sv_clear(&notes);
+}
+
+/* The trust check (trust.h) of the link job's journal against the shards' manifests:
+ * the artifacts' and the remote's. */
+static int owned_by_owners(struct merge_opts *mo, const struct jobenv *env, int count,
+                           const struct jrnl *j, struct trust_out *tr)
+{
+    char **files = NULL;
+    size_t nf = 0, nm = 0;
+    json_t **m = NULL;
+    memset(tr, 0, sizeof *tr);
+    int rc = merge_expand_inputs(mo, &files, &nf);
+    if (!rc && nf)
+        rc = artifact_read_manifests(files, nf, &m, CMD);
+    if (!rc) {
+        nm = nf;
+        merge_remote_manifests(mo, &m, &nm);
+        struct strbuf plan = STRBUF_INIT;
+        const char *pf = getenv("SHARDCC_PLAN");
+        if (pf && *pf && plat_read_file(pf, &plan) != 0) {
+            report_error(CMD, "cannot read the plan \"%s\"", pf);
+            rc = EXIT_IO;
+        }
+        struct trust_in in = {CMD,      m,         nm, count, pf && *pf ? sb_str(&plan) : NULL,
+                              plan.len, env->cache};
+        if (!rc)
+            rc = trust_check(&in, j, tr);
+        sb_release(&plan);
+    }
+    for (size_t i = 0; m && i < nm; i++)
+        json_decref(m[i]);
+    free(m);
+    for (size_t i = 0; i < nf; i++)
+        free(files[i]);
+    free(files);
+    return rc;
 }
 
 /* The link job; *remote and *run (what --remote and the run id gave) are the caller's to
@@ -375,6 +412,15 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
                      "the stubs are empty objects: the artifact would lack their code");
         rc = EXIT_GUARD;
     }
+    /* what the build took from the shards: each TU's result or items from its owner */
+    struct trust_out tr;
+    if (owned_by_owners(&mo, &env, mr.count, &j, &tr) != EXIT_OK)
+        rc = EXIT_GUARD;
+    else if (tr.checked)
+        fprintf(stderr,
+                CMD ": %zu TU%s (%zu split items) checked against their owners' records%s\n",
+                tr.checked, tr.checked == 1 ? "" : "s", tr.items,
+                tr.unverified ? " (some entries read from the remote, not hashed here)" : "");
     if (s.tu == 0) {
         struct strbuf why = STRBUF_INIT;
         explain_no_tu(env.root, started, &why);

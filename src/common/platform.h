@@ -41,6 +41,10 @@ const char *strsignal(int sig);
 #ifndef O_CLOEXEC
 #define O_CLOEXEC _O_NOINHERIT
 #endif
+/* CreateFile's CREATE_NEW, which plat_create_temp uses, does not follow a link either */
+#ifndef O_NOFOLLOW
+#define O_NOFOLLOW 0
+#endif
 #endif
 
 /* Canonical absolute path of an existing file (symlinks resolved). 0 or an errno. */
@@ -94,6 +98,11 @@ void plat_main_args(int *argc, char ***argv);
 void plat_env_save(struct strvec *out);
 void plat_env_restore(const struct strvec *saved);
 
+/* Creates "PATH.shardcc-tmp.PID.N", a new file beside path, for writing: created, never
+ * opened (a name that is there, a symbolic link planted for it included, is passed over
+ * for another N), so nothing is written through a link or into another's file. Its name
+ * goes into *tmp, its descriptor into *fd. 0 or an errno. */
+int plat_create_temp(const char *path, int executable, struct strbuf *tmp, int *fd);
 /* Writes data to path through a temporary file in the same directory and a rename,
  * so readers see either the old file or the whole new one. 0 or an errno. */
 int plat_write_atomic(const char *path, const void *data, size_t len);

@@ -253,7 +253,7 @@ long plat_processors(void)
 int plat_lock(const char *path, int *fd)
 {
     for (;;) {
-        int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int f = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (f < 0)
             return errno;
         while (flock(f, LOCK_EX) != 0) {
@@ -280,7 +280,7 @@ int plat_lock_patient(const char *path, int *fd, unsigned notice, const char *wh
     uint64_t t0 = plat_monotonic_us();
     int told = 0;
     for (;;) {
-        int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int f = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (f < 0)
             return errno;
         while (flock(f, LOCK_EX | LOCK_NB) != 0) {
@@ -340,6 +340,24 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
+int plat_create_temp(const char *path, int executable, struct strbuf *tmp, int *fd)
+{
+    static unsigned long seq;
+    *fd = -1;
+    for (int tries = 0; tries < 64; tries++) {
+        sb_reset(tmp);
+        sb_addf(tmp, "%s.shardcc-tmp.%ld.%lx", path, (long)getpid(),
+                (unsigned long)((plat_monotonic_us() ^ (++seq << 24)) & 0xffffffffu));
+        *fd = open(sb_str(tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   executable ? 0777 : 0666);
+        if (*fd >= 0)
+            return 0;
+        if (errno != EEXIST)
+            return errno;
+    }
+    return EEXIST;
+}
+
 int plat_write_atomic(const char *path, const void *data, size_t len)
 {
     return plat_write_atomic_mode(path, data, len, 0);
@@ -348,10 +366,8 @@ int plat_write_atomic(const char *path, const void *data, size_t len)
 int plat_write_atomic_mode(const char *path, const void *data, size_t len, int executable)
 {
     struct strbuf tmp = STRBUF_INIT;
-    sb_addf(&tmp, "%s.shardcc-tmp.%ld", path, (long)getpid());
-    int fd = open(sb_str(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0777 : 0666);
-    if (fd < 0) {
-        int e = errno;
+    int fd, e = plat_create_temp(path, executable, &tmp, &fd);
+    if (e) {
         sb_release(&tmp);
         return e;
     }

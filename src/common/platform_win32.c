@@ -884,6 +884,41 @@ static int write_handle(HANDLE h, const void *data, size_t len)
     return 0;
 }
 
+/* "PATH.shardcc-tmp.PID.N" made with CREATE_NEW (which fails on a name that is there,
+ * a reparse point included), the next N when it is taken. 0 or an errno. */
+static int create_new(const char *path, struct strbuf *tmp, HANDLE *h)
+{
+    static unsigned long seq;
+    for (int tries = 0; tries < 64; tries++) {
+        sb_reset(tmp);
+        sb_addf(tmp, "%s.shardcc-tmp.%lu.%lx", path, (unsigned long)GetCurrentProcessId(),
+                (unsigned long)((GetTickCount() ^ (++seq << 24)) & 0xffffffffu));
+        wchar_t *w = wide(sb_str(tmp));
+        *h = CreateFileW(w, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
+        free(w);
+        if (*h != INVALID_HANDLE_VALUE)
+            return 0;
+        if (GetLastError() != ERROR_FILE_EXISTS && GetLastError() != ERROR_ALREADY_EXISTS)
+            return last_errno();
+    }
+    return EEXIST;
+}
+
+int plat_create_temp(const char *path, int executable, struct strbuf *tmp, int *fd)
+{
+    (void)executable; /* Windows runs a file by its extension */
+    HANDLE h;
+    int e = create_new(path, tmp, &h);
+    if (e)
+        return e;
+    *fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY | _O_NOINHERIT);
+    if (*fd < 0) {
+        CloseHandle(h);
+        return EBADF;
+    }
+    return 0;
+}
+
 int plat_write_atomic(const char *path, const void *data, size_t len)
 {
     return plat_write_atomic_mode(path, data, len, 0);
@@ -893,10 +928,9 @@ int plat_write_atomic_mode(const char *path, const void *data, size_t len, int e
 {
     (void)executable; /* Windows runs a file by its extension */
     struct strbuf tmp = STRBUF_INIT;
-    sb_addf(&tmp, "%s.shardcc-tmp.%lu", path, (unsigned long)GetCurrentProcessId());
+    HANDLE h;
+    int rc = create_new(path, &tmp, &h);
     wchar_t *wt = wide(sb_str(&tmp)), *wp = wide(path);
-    HANDLE h = CreateFileW(wt, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
-    int rc = h == INVALID_HANDLE_VALUE ? last_errno() : 0;
     if (!rc) {
         rc = write_handle(h, data, len);
         if (!CloseHandle(h) && !rc)

@@ -2,6 +2,7 @@
  * Owns the member-name rules and the extraction safety checks; knows nothing of cells or
  * shards (cmd_merge.c checks manifests against each other). */
 #include "artifact.h"
+#include "sha256.h"
 #include "job.h"
 #include "exit_status.h"
 #include "path.h"
@@ -229,14 +230,21 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
                    const struct cache_entry *e, size_t n, struct strbuf *err)
 {
     struct strbuf tmp = STRBUF_INIT;
-    sb_addf(&tmp, "%s.shardcc-tmp.%ld", path, plat_pid());
+    int out, ce = plat_create_temp(path, 0, &tmp, &out);
+    if (ce) {
+        sb_addf(err, "cannot create \"%s\": %s", sb_str(&tmp), plat_strerror(ce));
+        sb_release(&tmp);
+        return EXIT_IO;
+    }
     struct archive *a = archive_write_new();
     int rc = 0;
     if (archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
         archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-        archive_write_open_filename(a, sb_str(&tmp)) != ARCHIVE_OK) {
+        archive_write_open_fd(a, out) != ARCHIVE_OK) {
         sb_addf(err, "cannot create \"%s\": %s", sb_str(&tmp), arch_err(a));
         archive_write_free(a);
+        close(out);
+        plat_unlink(sb_str(&tmp));
         sb_release(&tmp);
         return EXIT_IO;
     }
@@ -290,6 +298,10 @@ int artifact_write(const char *path, const char *manifest, const char *cache_dir
         rc = EXIT_IO;
     }
     archive_write_free(a);
+    if (close(out) != 0 && !rc) {
+        sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), strerror(errno));
+        rc = EXIT_IO;
+    }
     if (!rc && rename(sb_str(&tmp), path) != 0) {
         sb_addf(err, "cannot rename \"%s\" to \"%s\": %s", sb_str(&tmp), path, strerror(errno));
         rc = EXIT_IO;
@@ -366,7 +378,7 @@ int artifact_read_manifest(const char *path, json_t **manifest, struct strbuf *e
 
 /* Compares the rest of the member with the file at dest; 1 when equal. */
 static int same_bytes(struct archive *a, const char *dest, uint64_t size, char *buf, char *buf2,
-                      int *io_error)
+                      struct sha256 *h, int *io_error)
 {
     int fd = open(dest, O_RDONLY | O_CLOEXEC);
     struct stat st;
@@ -386,6 +398,7 @@ static int same_bytes(struct archive *a, const char *dest, uint64_t size, char *
         }
         if (r == 0)
             break;
+        sha256_update(h, buf, (size_t)r);
         if (same) {
             ssize_t got = read(fd, buf2, (size_t)r);
             if (got != r || memcmp(buf, buf2, (size_t)r) != 0)
@@ -396,12 +409,22 @@ static int same_bytes(struct archive *a, const char *dest, uint64_t size, char *
     return same;
 }
 
+static void add_digest(struct extract_stats *st, const char *rel, struct sha256 *h)
+{
+    unsigned char d[32];
+    char hex[65];
+    sha256_final(h, d);
+    sha256_hex(d, hex);
+    json_object_set_new(st->digests, rel, json_string(hex));
+}
+
 int artifact_extract(const char *path, const char *dir, struct extract_stats *st,
                      struct strbuf *err)
 {
     memset(st, 0, sizeof *st);
     st->differing = json_array();
     st->members = json_object();
+    st->digests = json_object();
     struct stat ast;
     if (stat(path, &ast) != 0) {
         sb_addf(err, "%s: %s", path, strerror(errno));
@@ -471,13 +494,23 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
         }
         struct strbuf dest = STRBUF_INIT;
         sb_addf(&dest, "%s/%s", dir, rel);
+        /* every member's SHA-256, to be checked against the manifest's (merge) */
+        struct sha256 h;
+        sha256_init(&h);
         if (plat_file_exists(sb_str(&dest))) {
             if (cache_entry_kind(rel, sb_str(&dest)) == CACHE_MANIFEST) {
                 st->kept++; /* direct-mode manifests may differ in stat data: keep one */
-                archive_read_data_skip(a);
+                la_ssize_t n;
+                while ((n = archive_read_data(a, buf, CHUNK)) > 0)
+                    sha256_update(&h, buf, (size_t)n);
+                if (n < 0) {
+                    sb_addf(err, "%s: corrupt entry \"%s\": %s", path, name,
+                            archive_error_string(a));
+                    rc = EXIT_IO;
+                }
             } else {
                 int ioe = 0;
-                int same = same_bytes(a, sb_str(&dest), (uint64_t)size, buf, buf2, &ioe);
+                int same = same_bytes(a, sb_str(&dest), (uint64_t)size, buf, buf2, &h, &ioe);
                 if (ioe) {
                     sb_addf(err, "%s: cannot compare entry \"%s\": %s", path, name,
                             ioe > 0 ? strerror(ioe) : archive_error_string(a));
@@ -491,13 +524,16 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
             sb_release(&dest);
             if (rc)
                 break;
+            add_digest(st, rel, &h);
             continue;
         }
         char *parent =
             xstrndup(sb_str(&dest), (size_t)(path_basename(sb_str(&dest)) - sb_str(&dest)));
         int e = plat_mkdir_p(parent);
         free(parent);
-        int fd = e ? -1 : open(sb_str(&dest), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        int fd =
+            e ? -1
+              : open(sb_str(&dest), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) {
             sb_addf(err, "cannot create \"%s\": %s", sb_str(&dest), strerror(e ? e : errno));
             sb_release(&dest);
@@ -515,6 +551,7 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
             if (n == 0)
                 break;
             got += (uint64_t)n;
+            sha256_update(&h, buf, (size_t)n);
             const char *p = buf;
             size_t left = (size_t)n;
             while (left) {
@@ -543,6 +580,7 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
         sb_release(&dest);
         if (rc)
             break;
+        add_digest(st, rel, &h);
         st->added++;
     }
     free(buf);

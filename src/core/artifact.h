@@ -56,6 +56,7 @@ struct extract_stats {
     size_t kept;       /* manifest entries already present (first one kept) */
     json_t *differing; /* result entries already present with other bytes (rel paths) */
     json_t *members;   /* rel -> size of every cache member read */
+    json_t *digests;   /* rel -> SHA-256 (64 hex digits) of every cache member read */
 };
 
 /* Extracts the cache entries of path into dir (which must exist). 0, or EXIT_IO. */

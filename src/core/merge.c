@@ -73,6 +73,107 @@ int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n)
 
 static int check_manifest(const char *cmd, struct art *a);
 
+/* Whether s is n characters from set (n 0: one or more). */
+static int all_of(const char *s, size_t n, const char *set)
+{
+    size_t len = s ? strlen(s) : 0;
+    return len && (!n || len == n) && strspn(s, set) == len;
+}
+
+#define HEX "0123456789abcdef"
+#define WORD "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+/* The first string under v (a member's name included) with a control character, and where
+ * (into at); the owner's recorded arguments ("argv") are left out: they are the build's
+ * own, printed through sb_add_printable when shown; and so is the CMake configure state
+ * ("cmake"), which cmstate_check reads. */
+static const char *control_text(json_t *v, const char *name, struct strbuf *at)
+{
+    if (json_is_string(v)) {
+        for (const char *p = json_string_value(v); *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+                sb_adds(at, name);
+                return json_string_value(v);
+            }
+        return NULL;
+    }
+    const char *k, *bad;
+    json_t *x;
+    size_t i;
+    if (json_is_object(v))
+        json_object_foreach(v, k, x)
+        {
+            if (!strcmp(k, "argv") || !strcmp(k, "cmake"))
+                continue; /* the CMake state's files are text of many lines: cmstate_check */
+            for (const char *p = k; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+                    sb_adds(at, name);
+                    return k;
+                }
+            if ((bad = control_text(x, k, at)))
+                return bad;
+        }
+    if (json_is_array(v))
+        json_array_foreach(v, i, x) if ((bad = control_text(x, name, at))) return bad;
+    return NULL;
+}
+
+/* The shapes of what a manifest names and a message or a report prints: the plan's
+ * digest, the toolchain's fingerprint, ccache's version, result and item keys, items'
+ * owners. A field of another shape is named into why. */
+static int manifest_shapes(json_t *m, int count, struct strbuf *why)
+{
+    const char *plan = json_string_value(json_object_get(m, "plan"));
+    const char *fp = json_string_value(json_object_get(m, "fingerprint"));
+    const char *ccv = json_string_value(json_object_get(m, "ccache"));
+    const char *tool = json_string_value(json_object_get(m, "tool"));
+    if (!json_is_null(json_object_get(m, "plan")) && json_object_get(m, "plan") &&
+        !(plan && !strncmp(plan, "plan1-", 6) && all_of(plan + 6, 32, HEX))) {
+        sb_adds(why, "\"plan\" is not a plan's digest (plan1- and 32 hex digits)");
+        return 1;
+    }
+    if (!all_of(fp, 0, WORD "-") || strlen(fp) > 100) {
+        sb_adds(why, "\"fingerprint\" is not a toolchain fingerprint (letters, digits, -)");
+        return 1;
+    }
+    if ((ccv && !all_of(ccv, 0, "0123456789.")) || !tool || strncmp(tool, "shardcc ", 8) ||
+        !all_of(tool + 8, 0, WORD ".+-")) {
+        sb_adds(why, "\"tool\" or \"ccache\" is not a version");
+        return 1;
+    }
+    const char *lists[] = {"tus", "others"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t x, y;
+        json_t *t, *it;
+        json_array_foreach(json_object_get(m, lists[l]), x, t)
+        {
+            json_t *r = json_object_get(t, "result");
+            if (r && !json_is_null(r) && !all_of(json_string_value(r), 0, HEX "ghijklmnopqrstuv")) {
+                sb_addf(why, "%s[%zu].result is not a ccache key", lists[l], x);
+                return 1;
+            }
+            json_array_foreach(json_object_get(t, "items"), y, it)
+            {
+                json_t *k = json_object_get(it, "key"), *parts = json_object_get(it, "parts"),
+                       *owner = json_object_get(it, "owner");
+                const char *ps = json_string_value(parts);
+                if ((k && !json_is_null(k) && !all_of(json_string_value(k), 64, HEX)) ||
+                    (parts && !json_is_null(parts) &&
+                     !(all_of(ps, 26, HEX ".") && ps[8] == '.' && ps[17] == '.')) ||
+                    !json_is_integer(owner) || json_integer_value(owner) < 1 ||
+                    json_integer_value(owner) > count) {
+                    sb_addf(why,
+                            "tus[%zu].items[%zu] has no item key (64 hex digits), parts "
+                            "(A.T.M) or owner (1..%d)",
+                            x, y, count);
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 static int load_manifest(const char *cmd, struct art *a)
 {
     struct strbuf err = STRBUF_INIT;
@@ -121,21 +222,15 @@ static int check_manifest(const char *cmd, struct art *a)
                      a->path, a->cell);
         return EXIT_IO;
     }
-    const char *lists[] = {"tus", "others"}, *fields[] = {"key", "output"};
-    for (size_t l = 0; l < 2; l++) {
-        size_t x;
-        json_t *t;
-        json_array_foreach(json_object_get(a->m, lists[l]), x, t)
-        {
-            const char *name = json_string_value(json_object_get(t, fields[l]));
-            for (const char *p = name; p && *p; p++)
-                if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-                    report_error(cmd, "%s: the manifest names a TU \"%s\" with a control character",
-                                 a->path, name);
-                    return EXIT_IO;
-                }
-        }
+    struct strbuf at = STRBUF_INIT;
+    const char *bad = control_text(a->m, "manifest", &at);
+    if (bad) {
+        report_error(cmd, "%s: the manifest's %s \"%s\" holds a control character", a->path,
+                     sb_str(&at), bad);
+        sb_release(&at);
+        return EXIT_IO;
     }
+    sb_release(&at);
     /* the CMake configure state the link job may write into the tree (cmstate.h) */
     json_t *cm = json_object_get(a->m, "cmake");
     struct strbuf why = STRBUF_INIT;
@@ -150,6 +245,11 @@ static int check_manifest(const char *cmd, struct art *a)
     a->count = (int)json_integer_value(c);
     if (a->count < 1 || a->count > 100000 || a->shard < 1 || a->shard > a->count) {
         report_error(cmd, "%s: manifest says shard %d of %d", a->path, a->shard, a->count);
+        return EXIT_IO;
+    }
+    if (manifest_shapes(a->m, a->count, &why)) {
+        report_error(cmd, "%s: the manifest's %s", a->path, sb_str(&why));
+        sb_release(&why);
         return EXIT_IO;
     }
     return EXIT_OK;
@@ -248,8 +348,19 @@ static int by_shard(const void *a, const void *b)
     return (x->shard > y->shard) - (x->shard < y->shard);
 }
 
-/* The manifest's entry list must be exactly what the archive holds. */
-static int check_entries(const char *cmd, const struct art *a, json_t *members)
+static int is_hex64(const char *s)
+{
+    if (!s || strlen(s) != 64)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* The manifest's entry list must be exactly what the archive holds: each member with the
+ * size and the SHA-256 the manifest gives it. */
+static int check_entries(const char *cmd, const struct art *a, json_t *members, json_t *digests)
 {
     size_t i;
     json_t *e;
@@ -263,6 +374,15 @@ static int check_entries(const char *cmd, const struct art *a, json_t *members)
             report_error(cmd, "%s: the manifest lists \"%s\" (%s), which the archive %s", a->path,
                          p ? p : "?", json_is_integer(size) ? "with a size" : "without a size",
                          got ? "holds with another size" : "does not hold");
+            return EXIT_IO;
+        }
+        const char *sha = json_string_value(json_object_get(e, "sha256"));
+        const char *real = json_string_value(json_object_get(digests, p + 6));
+        if (!is_hex64(sha) || !real || strcmp(sha, real)) {
+            report_error(cmd,
+                         "%s: the archive's \"%s\" is not the bytes the manifest lists (%s): "
+                         "changed after the shard packed it",
+                         a->path, p, is_hex64(sha) ? "another SHA-256" : "no SHA-256");
             return EXIT_IO;
         }
         json_t *kind = json_object_get(e, "kind"); /* absent in artifacts of older shards */
@@ -458,16 +578,6 @@ static int load_remote(const struct merge_opts *o, struct art **arts, size_t *n,
     sb_release(&body);
     sb_release(&err);
     return rc;
-}
-
-static int is_hex64(const char *s)
-{
-    if (!s || strlen(s) != 64)
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-            return 0;
-    return 1;
 }
 
 /* One entry of a remote shard's manifest to check or fetch. */
@@ -831,7 +941,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         if (rc)
             report_error(o->cmd, "%s", sb_str(&err));
         else
-            rc = check_entries(o->cmd, &arts[i], st.members);
+            rc = check_entries(o->cmd, &arts[i], st.members, st.digests);
         res->added += st.added;
         res->same += st.same;
         res->kept += st.kept;
@@ -841,6 +951,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
             json_array_append_new(diff, json_pack("{s:O, s:s}", "rel", d, "art", arts[i].path));
         json_decref(st.differing);
         json_decref(st.members);
+        json_decref(st.digests);
     }
     if (!rc && json_array_size(diff)) {
         size_t k;

@@ -54,6 +54,7 @@ static int extract_into(const char *art, const char *x, const char *cmd)
     else {
         json_decref(st.differing);
         json_decref(st.members);
+        json_decref(st.digests);
     }
     sb_release(&err);
     return rc;

@@ -717,9 +717,12 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
     struct strbuf log = STRBUF_INIT;
     int mfd = side_file("shardcc-ccache-log", "shardcc-ccache", "log", &log);
     /* A shard's manifest names each TU's result key (merge names a nondeterministic TU by
-     * it): ccache's full log has it. Elsewhere only the outcome counts, and the few lines
-     * of the stats log cost a cache hit less. */
-    const char *logvar = w->cfg.phase == PHASE_SHARD ? "CCACHE_LOGFILE" : "CCACHE_STATSLOG";
+     * it), and the link job checks that the result it hit is the one the TU's owner
+     * recorded (trust.h): ccache's full log has it. Elsewhere only the outcome counts, and
+     * the few lines of the stats log cost a cache hit less. */
+    const char *logvar = w->cfg.phase == PHASE_SHARD || w->cfg.phase == PHASE_LINK
+                             ? "CCACHE_LOGFILE"
+                             : "CCACHE_STATSLOG";
     /* the pipeline, as ccache's child, says in a file of ours when it ran nvcc whole */
     struct strbuf note = STRBUF_INIT;
     int nfd = -1;

@@ -208,10 +208,11 @@ rel=$(cd ../x1 && find cache -name '*R' | sort | head -1)
 mkdir -p "../x2/$(dirname "$rel")"
 { cat "../x1/$rel"; printf 'different bytes'; } >"../x2/$rel"
 python3 - ../x2 "$rel" <<'PY'
-import json, os, sys
+import hashlib, json, os, sys
 d, rel = sys.argv[1], sys.argv[2]
 m = json.load(open(os.path.join(d, "manifest.json")))
-m["entries"].append({"path": rel, "size": os.path.getsize(os.path.join(d, rel))})
+data = open(os.path.join(d, rel), "rb").read()
+m["entries"].append({"path": rel, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
 json.dump(m, open(os.path.join(d, "manifest.json"), "w"))
 PY
 (cd ../x2 && tar --zstd -cf ../other/nondet-2.tar.zst manifest.json cache)

@@ -1,0 +1,268 @@
+/* trust: what the link job took from the shards, checked against its owners' records
+ * (see trust.h). */
+#include "trust.h"
+#include "artifact.h"
+#include "devcode.h"
+#include "exit_status.h"
+#include "job.h"
+#include "partition.h"
+#include "platform.h"
+#include "sha256.h"
+#include "split.h"
+#include "strbuf.h"
+
+#include <errno.h>
+#include <string.h>
+
+static json_t *manifest_of(const struct trust_in *in, int shard)
+{
+    for (size_t i = 0; i < in->nm; i++)
+        if (json_integer_value(json_object_get(in->m[i], "shard")) == shard)
+            return in->m[i];
+    return NULL;
+}
+
+/* The shard a TU key (or "KEY#ITEM") belongs to by the plan, 0 when the plan is silent. */
+static int plan_says(const struct trust_in *in, const char *key)
+{
+    return in->plan ? plan_owner(in->plan, in->plan_len, key) : 0;
+}
+
+static int tu_owner(const struct trust_in *in, const char *key)
+{
+    int s = plan_says(in, key);
+    return s > 0 && s <= in->count ? s : partition_owner(key, in->count);
+}
+
+/* The manifest's record of TU key, the one with result key R when R is given. */
+static json_t *tu_record(json_t *m, const char *key, const char *result)
+{
+    size_t i;
+    json_t *t, *any = NULL;
+    json_array_foreach(json_object_get(m, "tus"), i, t)
+    {
+        const char *k = json_string_value(json_object_get(t, "key"));
+        if (!k || strcmp(k, key))
+            continue;
+        const char *r = json_string_value(json_object_get(t, "result"));
+        if (!result || (r && !strcmp(r, result)))
+            return t;
+        any = any ? any : t;
+    }
+    return result ? NULL : any;
+}
+
+/* The SHA-256 the manifest records for the cache entry whose path is cache/REL with
+ * cache_entry_key(REL) == key (a result or a store entry, not a manifest), and REL. */
+static const char *entry_sha(json_t *m, const char *key, const char **rel)
+{
+    size_t i;
+    json_t *e;
+    struct strbuf k = STRBUF_INIT;
+    const char *sha = NULL;
+    json_array_foreach(json_object_get(m, "entries"), i, e)
+    {
+        const char *p = json_string_value(json_object_get(e, "path"));
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        if (!p || strncmp(p, "cache/", 6) || (kind && !strcmp(kind, "manifest")))
+            continue;
+        sb_reset(&k);
+        cache_entry_key(p + 6, &k);
+        if (!strcmp(sb_str(&k), key)) {
+            sha = json_string_value(json_object_get(e, "sha256"));
+            *rel = p + 6;
+            break;
+        }
+    }
+    sb_release(&k);
+    return sha;
+}
+
+/* The SHA-256 of the merged cache's file rel into hex: 0, or an errno (ENOENT: not there,
+ * ccache read it from a remote storage and kept no copy). */
+static int file_sha(const char *cache, const char *rel, char hex[65])
+{
+    struct strbuf p = STRBUF_INIT, data = STRBUF_INIT;
+    sb_addf(&p, "%s/%s", cache, rel);
+    int e = plat_read_file(sb_str(&p), &data);
+    if (!e)
+        sha256_hex_of(data.buf ? data.buf : "", data.len, hex);
+    sb_release(&p);
+    sb_release(&data);
+    return e;
+}
+
+/* Whether the bytes under key in the merged cache are what shard `owner`'s manifest m
+ * records (or, for a pinned TU, what any shard that recorded TU tu with that result and
+ * pinned records). Names what differs into why; 1 when they match, or cannot be read
+ * (out->unverified counts those). */
+static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const char *key,
+                    int pinned, struct trust_out *out, struct strbuf *why)
+{
+    const char *rel = NULL, *sha = entry_sha(m, key, &rel);
+    if (!sha) {
+        sb_addf(why, "its manifest lists no cache entry for %s", key);
+        return 0;
+    }
+    char hex[65];
+    int e = file_sha(in->cache, rel, hex);
+    if (e == ENOENT) {
+        out->unverified++;
+        return 1;
+    }
+    if (e) {
+        sb_addf(why, "cannot read the merged cache's \"%s\": %s", rel, plat_strerror(e));
+        return 0;
+    }
+    if (!strcmp(hex, sha))
+        return 1;
+    for (size_t i = 0; pinned && i < in->nm; i++) {
+        json_t *t = tu_record(in->m[i], tu, key);
+        const char *other = NULL, *osha = t && json_is_true(json_object_get(t, "pinned"))
+                                              ? entry_sha(in->m[i], key, &other)
+                                              : NULL;
+        if (osha && !strcmp(osha, hex))
+            return 1;
+    }
+    sb_addf(why,
+            "the merged cache holds other bytes under %s than it recorded (another "
+            "shard's)",
+            key);
+    return 0;
+}
+
+/* The check of one TU hit from ccache. 1 when it passed. */
+static int check_hit(const struct trust_in *in, const struct jrec *r, struct trust_out *out)
+{
+    int s = tu_owner(in, r->key);
+    json_t *m = manifest_of(in, s);
+    if (!m)
+        return 1; /* its shard is missing (--allow-partial): nothing of it was merged */
+    struct strbuf why = STRBUF_INIT;
+    json_t *t = tu_record(m, r->key, r->result_key);
+    int ok = 0;
+    if (!t) {
+        json_t *any = tu_record(m, r->key, NULL);
+        const char *d = any ? json_string_value(json_object_get(any, "decision")) : NULL;
+        const char *res = any ? json_string_value(json_object_get(any, "result")) : NULL;
+        if (!any)
+            sb_adds(&why, "it recorded no such TU");
+        else if (d && strcmp(d, "owned") && strcmp(d, "split"))
+            sb_addf(&why, "it recorded the TU as %s", d);
+        else
+            sb_addf(&why, "it recorded the result %s", res ? res : "none (not cacheable)");
+    } else {
+        ok = bytes_ok(in, m, r->key, r->result_key, json_is_true(json_object_get(t, "pinned")), out,
+                      &why);
+    }
+    if (!ok)
+        report_error(in->cmd,
+                     "%s: the link job's cache hit (result %s) is not what its owner, shard "
+                     "%d of %d, made: %s; a shard shipped a result for a TU it does not own",
+                     r->key, r->result_key, s, in->count, sb_str(&why));
+    sb_release(&why);
+    return ok;
+}
+
+/* The item's record in the manifest's TU record t, or NULL. */
+static json_t *item_record(json_t *t, const char *name)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(json_object_get(t, "items"), i, it)
+    {
+        const char *n = json_string_value(json_object_get(it, "item"));
+        if (n && !strcmp(n, name))
+            return it;
+    }
+    return NULL;
+}
+
+/* The check of one TU the link job assembled from split items (its journal's items k..).
+ * 1 when it passed. */
+static int check_assembled(const struct trust_in *in, const struct jrnl *j, size_t k,
+                           struct trust_out *out)
+{
+    const struct jrec *r = &j->r[k];
+    int s = tu_owner(in, r->key);
+    json_t *m = manifest_of(in, s);
+    if (!m)
+        return 1;
+    json_t *t = tu_record(m, r->key, NULL);
+    const char *d = t ? json_string_value(json_object_get(t, "decision")) : NULL;
+    if (!d || strcmp(d, "split")) {
+        report_error(in->cmd,
+                     "%s: the link job assembled it from split items, but its owner, shard %d "
+                     "of %d, %s: another shard's split marker or items",
+                     r->key, s, in->count, d ? "compiled it whole" : "recorded no such TU");
+        return 0;
+    }
+    int ok = 1;
+    struct strbuf why = STRBUF_INIT, pk = STRBUF_INIT;
+    for (size_t q = 0; q < j->nitems && ok; q++) {
+        const struct jitem *it = &j->items[q];
+        if (it->rec != k || !strcmp(it->name, "host"))
+            continue;
+        out->items++;
+        /* the item's owner as the shards computed it: the plan's, else round robin from the
+         * TU's shard in the items' name order */
+        size_t rank = 0;
+        for (size_t x = 0; x < j->nitems; x++)
+            rank += j->items[x].rec == k && strcmp(j->items[x].name, "host") &&
+                    strcmp(j->items[x].name, it->name) < 0;
+        sb_reset(&pk);
+        sb_addf(&pk, "%s%c%s", r->key, SPLIT_ITEM_SEP, it->name);
+        int o = plan_says(in, sb_str(&pk));
+        if (o < 1 || o > in->count)
+            o = split_item_owner(r->key, rank, in->count);
+        json_t *om = manifest_of(in, o);
+        if (!om)
+            continue;
+        json_t *rec = item_record(tu_record(om, r->key, NULL), it->name);
+        const char *ik = rec ? json_string_value(json_object_get(rec, "key")) : NULL;
+        sb_reset(&why);
+        if (!it->key) {
+            sb_adds(&why, "the link job found no key for it");
+            ok = 0;
+        } else if (!rec || json_integer_value(json_object_get(rec, "owner")) != o) {
+            sb_addf(&why, "shard %d did not record it as its own", o);
+            ok = 0;
+        } else if (!ik || strcmp(ik, it->key)) {
+            sb_addf(&why, "shard %d recorded it under %.16s, the link job took %.16s", o,
+                    ik ? ik : "no key", it->key);
+            ok = 0;
+        } else {
+            ok = bytes_ok(in, om, r->key, it->key, 0, out, &why);
+        }
+        if (!ok)
+            report_error(in->cmd,
+                         "%s: device item %s is not what its owner, shard %d of %d, made: %s",
+                         r->key, it->name, o, in->count, sb_str(&why));
+    }
+    sb_release(&why);
+    sb_release(&pk);
+    return ok;
+}
+
+int trust_check(const struct trust_in *in, const struct jrnl *j, struct trust_out *out)
+{
+    memset(out, 0, sizeof *out);
+    if (in->count < 1)
+        return EXIT_OK;
+    for (size_t k = 0; k < j->n; k++) {
+        const struct jrec *r = &j->r[k];
+        if (!jrec_is_tu(r) || !r->key || r->status != 0 || !r->outcome ||
+            !strcmp(r->action, "stub") || !strcmp(r->action, "device"))
+            continue;
+        int ok = 1;
+        if (!strcmp(r->outcome, "hit") && r->result_key) {
+            out->checked++;
+            ok = check_hit(in, r, out);
+        } else if (!strcmp(r->outcome, "assembled")) {
+            out->checked++;
+            ok = check_assembled(in, j, k, out);
+        }
+        out->refused += !ok;
+    }
+    return out->refused ? EXIT_GUARD : EXIT_OK;
+}

@@ -1,0 +1,46 @@
+/* trust: the link job's check that what its build took from the shards came from the shard
+ * that owns it, as that shard recorded it (docs/security.md, "What the link job uses").
+ *
+ * A TU belongs to one shard: the plan's, else the partition's (partition.h). Its owner's
+ * manifest records the TU's ccache result key, or that it split the TU and which shard owns
+ * each device item and under which store key, and every cache entry's SHA-256. After the
+ * link job's build, for every TU its journal records as a cache hit or as assembled from
+ * items:
+ *   - the owner's manifest records the TU with that result key (a split: as split, each
+ *     item with the owner the link job computes and the item key the link job looked up);
+ *   - the bytes in the merged cache under that key are the ones the owner's manifest gives
+ *     its SHA-256 for.
+ * Another shard's marker, items, results or claims ("pinned") never stand in for the
+ * owner's. A pinned TU (every shard compiled it, the owner's manifest says so) may come
+ * from any shard whose manifest records the same TU, result key and bytes: the copies
+ * differ in the time ccache wrote them. */
+#ifndef SHARDCC_TRUST_H
+#define SHARDCC_TRUST_H
+
+#include "jrnl.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct trust_in {
+    const char *cmd; /* for messages */
+    json_t **m;      /* the shards' manifests (artifacts' and the remote's) */
+    size_t nm;
+    int count;        /* the shards' N */
+    const char *plan; /* the seat's plan text (SHARDCC_PLAN), or NULL */
+    size_t plan_len;
+    const char *cache; /* the merged cache directory: ccache's entries and the seat's store */
+};
+
+struct trust_out {
+    size_t checked;    /* TUs whose result or items were checked */
+    size_t items;      /* split items among them */
+    size_t unverified; /* entries not in the local cache to hash (read from a remote) */
+    size_t refused;    /* TUs that failed the check (each named by report_error) */
+};
+
+/* Checks the link job's journal j against the manifests. Returns EXIT_OK, or EXIT_GUARD
+ * when any TU failed (each named, with its owner and what differed). */
+int trust_check(const struct trust_in *in, const struct jrnl *j, struct trust_out *out);
+
+#endif
