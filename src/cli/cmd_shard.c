@@ -659,9 +659,9 @@ int cmd_shard(int argc, char **argv)
                 env.remote && o.seed ? "the remote or the seed "
                 : env.remote         ? "the remote "
                                      : "the seed ",
-                env.remote ? env.remote->display
-                : o.seed   ? o.seed
-                           : "",
+                env.remote         ? env.remote->display
+                : env.seed_display ? env.seed_display
+                                   : "",
                 "");
     if (env.remote && !env.remote->read_only) {
         struct strbuf mname = STRBUF_INIT;

@@ -578,6 +578,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         }
         sb_addf(&sb, "%s%s", sr.ccache, sr.read_only ? "" : "|read-only");
         env->seed_storage = sb_detach(&sb);
+        env->seed_display = xstrdup(sr.display);
         remote_release(&sr);
     } else if (o->seed) {
         sb_addf(&sb, "%s/seed", jdir);
@@ -591,6 +592,7 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         env->seed_storage = sb_detach(&st);
         sb_adds(&sb, "/store");
         env->seed_store = sb_detach(&sb);
+        env->seed_display = xstrdup(o->seed);
         fprintf(stderr, "%s: a warm start from %s: %zu entries\n", cmd, o->seed, env->seed_entries);
     }
     free(jdir);
@@ -863,6 +865,7 @@ void jobenv_release(struct jobenv *env)
     free(env->run_id);
     free(env->seed_storage);
     free(env->seed_store);
+    free(env->seed_display);
     toolchain_release(&env->tc);
     memset(env, 0, sizeof *env);
 }

@@ -59,6 +59,7 @@ struct jobenv {
     char *run_id;          /* this run's id for the remote (jobenv_run_id), or NULL */
     char *seed_storage;    /* the seed as one of ccache's remote storages (read-only), or NULL */
     char *seed_store;      /* the seed's store entries for the seat (SHARDCC_SEED_STORE) */
+    char *seed_display;    /* the seed as messages show it (a URL's literal password masked) */
     size_t seed_entries;   /* entries laid out from a seed artifact or directory */
     struct toolchain tc;
 };
