@@ -529,7 +529,7 @@ static int load_remote(const struct merge_opts *o, struct art **arts, size_t *n,
     for (int s = 1; s <= o->expect && !rc; s++) {
         sb_reset(&name);
         remote_manifest_name(o->run, o->cell_name, s, o->expect, &name);
-        int g = remote_get(o->remote, sb_str(&name), &body, &err);
+        int g = remote_get_max(o->remote, sb_str(&name), JSON_FILE_MAX, &body, &err);
         if (g < 0) {
             if (given) {
                 report_warning(o->cmd,
@@ -619,9 +619,9 @@ static int fetch_worker(void *vctx, size_t w)
         int g;
         const char *why = "not there";
         if (it->rel[len - 1] == 'D') {
-            g = remote_get(r, sb_str(&name), &body, &err);
+            g = remote_get_max(r, sb_str(&name), it->size ? it->size : 1, &body, &err);
             got = body.len;
-            if (g == 1 && got != it->size) {
+            if (g == -2 || (g == 1 && got != it->size)) {
                 g = 0;
                 why = "there with another size";
             } else if (g == 1) {
@@ -807,7 +807,7 @@ void merge_remote_manifests(const struct merge_opts *o, json_t ***m, size_t *n)
             have = json_integer_value(json_object_get((*m)[i], "shard")) == s;
         sb_reset(&name);
         remote_manifest_name(o->run, o->cell_name, s, o->expect, &name);
-        if (have || remote_get(o->remote, sb_str(&name), &body, &err) != 1 ||
+        if (have || remote_get_max(o->remote, sb_str(&name), JSON_FILE_MAX, &body, &err) != 1 ||
             body.len > JSON_FILE_MAX)
             continue;
         json_t *j = json_loadb(body.buf, body.len, 0, NULL);

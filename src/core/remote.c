@@ -87,21 +87,51 @@ static int parse_db(const char *v, int *out)
     return 0;
 }
 
+/* localhost, ::1, or an IPv4 address 127.A.B.C written as such (127.evil.example is a
+ * name anyone's DNS answers for). */
 static int is_loopback(const char *host)
 {
-    return !strcmp(host, "localhost") || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
+    if (!strcmp(host, "localhost") || !strcmp(host, "::1"))
+        return 1;
+    unsigned a, b, c, d;
+    char tail;
+    return sscanf(host, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a == 127 && b < 256 &&
+           c < 256 && d < 256 && strspn(host, "0123456789.") == strlen(host);
+}
+
+/* Whether a password as written is only a reference to the environment ($NAME or
+ * ${NAME}): then it holds no secret and is shown; anything else is masked. */
+static int only_reference(const char *pw, size_t n)
+{
+    if (n < 2 || pw[0] != '$')
+        return 0;
+    size_t b = pw[1] == '{' ? 2 : 1, e = b;
+    while (e < n && (isalnum((unsigned char)pw[e]) || pw[e] == '_'))
+        e++;
+    return e > b && (b == 2 ? e + 1 == n && pw[e] == '}' : e == n);
 }
 
 /* The display form of url: the password of its user information, when written literally,
  * as "********" (ccache's own mask). */
 static char *masked(const char *url, const char *scheme_end)
 {
-    const char *at = strchr(scheme_end, '@'), *slash = strchr(scheme_end, '/');
-    if (!at || (slash && slash < at))
+    /* the authority ends at the first '/' (or '|', where the attributes start); its user
+     * information at its last '@' (URLs that hold more are refused by remote_parse, but
+     * their display is masked too) */
+    size_t alen = strcspn(scheme_end, "/|");
+    const char *at = NULL;
+    for (const char *p = scheme_end; p < scheme_end + alen; p++)
+        if (*p == '@')
+            at = p;
+    if (!at) /* a '/' in the password ends the authority early: mask up to the last '@' */
+        for (const char *p = scheme_end; *p && *p != '|'; p++)
+            if (*p == '@')
+                at = p;
+    if (!at)
         return xstrdup(url);
     const char *colon = memchr(scheme_end, ':', (size_t)(at - scheme_end));
     const char *pw = colon ? colon + 1 : scheme_end; /* redis://PASSWORD@host */
-    if (memchr(pw, '$', (size_t)(at - pw)) || pw == at)
+    if (pw == at || only_reference(pw, (size_t)(at - pw)))
         return xstrdup(url);
     struct strbuf m = STRBUF_INIT;
     sb_add(&m, url, (size_t)(pw - url));
@@ -150,6 +180,26 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
         goto out;
     }
     sb_release(&why);
+    /* what ccache would read otherwise, or send into a request line */
+    for (const char *c = ex.buf ? ex.buf : ""; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            sb_addf(err, "\"%s\": a control character in the URL (or in a variable it names)",
+                    r->display);
+            goto out;
+        }
+    if (!unix_form) {
+        const char *auth0 = sb_str(&ex) + (r->kind == REMOTE_HTTP ? 7 : 8);
+        size_t alen = strcspn(auth0, "/"), ats = 0;
+        for (size_t i = 0; i < alen; i++)
+            ats += auth0[i] == '@';
+        if (ats > 1 || strchr(auth0 + alen, '@')) {
+            sb_addf(err,
+                    "\"%s\": an '@' or a '/' in the user or the password (write them as %%40 "
+                    "and %%2F): ccache would read another host from this URL",
+                    r->display);
+            goto out;
+        }
+    }
     /* the attributes */
     for (const char *a = bar; a && *a == '|';) {
         const char *next = strchr(a + 1, '|');
@@ -354,6 +404,12 @@ void remote_manifest_name(const char *run, const char *cell, int i, int n, struc
 
 /* ---- the connection ---- */
 
+/* The most bytes one answer may carry: the caller's cap (remote_get_max), else 2 GiB. */
+static uint64_t max_of(const struct remote *r)
+{
+    return r->max_object ? r->max_object : MAX_OBJECT;
+}
+
 static uint64_t deadline(const struct remote *r)
 {
     return plat_monotonic_us() + (uint64_t)r->op_ms * 1000;
@@ -388,6 +444,10 @@ static int fill(struct remote *r, uint64_t dl, struct strbuf *err)
 static int read_line(struct remote *r, uint64_t dl, struct strbuf *line, struct strbuf *err)
 {
     sb_reset(line);
+    if (plat_monotonic_us() > dl) { /* a server that floods lines never makes a read block */
+        sb_adds(err, "the server did not answer in time (operation timeout)");
+        return -1;
+    }
     for (;;) {
         const char *b = r->in.buf ? r->in.buf + r->inpos : "";
         const char *nl = r->in.len > r->inpos ? memchr(b, '\n', r->in.len - r->inpos) : NULL;
@@ -466,8 +526,10 @@ static int redis_reply(struct remote *r, uint64_t dl, char *type, long long *num
             char *end;
             *num = strtoll(sb_str(&line) + 1, &end, 10);
             if (*end || (*type == '$' &&
-                         (*num < -1 || (*num >= 0 && (unsigned long long)*num > MAX_OBJECT)))) {
-                sb_adds(err, "the server's answer is not Redis's protocol (RESP)");
+                         (*num < -1 || (*num >= 0 && (unsigned long long)*num > max_of(r))))) {
+                r->over_max = *type == '$' && *num > 0;
+                sb_adds(err, r->over_max ? "an answer over the size expected"
+                                         : "the server's answer is not Redis's protocol (RESP)");
                 rc = -1;
             } else if (*type == '$' && *num >= 0) {
                 rc = read_bytes(r, dl, (size_t)*num, val, err);
@@ -512,6 +574,21 @@ static int redis_cmd(struct remote *r, int argc, const char **argv, const size_t
     return rc;
 }
 
+/* The server's text with the password, wherever it echoes it, as "********". */
+static void scrub(struct strbuf *text, const char *secret)
+{
+    size_t n = secret ? strlen(secret) : 0;
+    char *hit;
+    while (n && text->buf && (hit = strstr(text->buf, secret)) != NULL) {
+        struct strbuf o = STRBUF_INIT;
+        sb_add(&o, text->buf, (size_t)(hit - text->buf));
+        sb_adds(&o, "********");
+        sb_adds(&o, hit + n);
+        sb_release(text);
+        *text = o;
+    }
+}
+
 static int redis_login(struct remote *r, struct strbuf *err)
 {
     char t;
@@ -522,6 +599,7 @@ static int redis_login(struct remote *r, struct strbuf *err)
         const char *av[3] = {"AUTH", r->user ? r->user : r->password, r->password};
         rc = redis_cmd(r, r->user ? 3 : 2, av, NULL, &t, &num, &v, err);
         if (!rc && t != '+') {
+            scrub(&v, r->password);
             sb_addf(err, "the server refused the credentials: %s", sb_str(&v));
             rc = -1;
         }
@@ -616,10 +694,15 @@ static int http_req(struct remote *r, const char *method, const char *name, cons
     if (!rc) {
         *status = atoi(sb_str(&line) + 9);
         close_after = !strncmp(sb_str(&line), "HTTP/1.0", 8);
-        for (;;) {
+        for (int lines = 0;; lines++) {
             rc = read_line(r, dl, &line, err);
             if (rc || !line.len)
                 break;
+            if (lines == 256) {
+                sb_adds(err, "the server sent more than 256 header lines");
+                rc = -1;
+                break;
+            }
             char *h = line.buf, *colon = strchr(h, ':');
             if (!colon)
                 continue;
@@ -641,13 +724,15 @@ static int http_req(struct remote *r, const char *method, const char *name, cons
     struct strbuf *dst = keep ? out : NULL;
     if (!rc && strcmp(method, "HEAD") && *status != 204 && *status != 304) {
         if (chunked) {
+            unsigned long long total = 0;
             for (;;) {
                 rc = read_line(r, dl, &line, err);
                 if (rc)
                     break;
                 unsigned long long n = strtoull(sb_str(&line), NULL, 16);
-                if (n > MAX_OBJECT) {
-                    sb_adds(err, "a chunk over 2 GiB");
+                if (n > max_of(r) || (total += n) > max_of(r)) {
+                    r->over_max = 1;
+                    sb_addf(err, "an answer over %llu bytes", (unsigned long long)max_of(r));
                     rc = -1;
                     break;
                 }
@@ -664,8 +749,9 @@ static int http_req(struct remote *r, const char *method, const char *name, cons
                     break;
             }
         } else if (length >= 0) {
-            if ((unsigned long long)length > MAX_OBJECT) {
-                sb_adds(err, "an answer over 2 GiB");
+            if ((unsigned long long)length > max_of(r)) {
+                r->over_max = 1;
+                sb_addf(err, "an answer over %llu bytes", (unsigned long long)max_of(r));
                 rc = -1;
             } else {
                 rc = read_bytes(r, dl, (size_t)length, dst, err);
@@ -676,6 +762,12 @@ static int http_req(struct remote *r, const char *method, const char *name, cons
                     if (dst)
                         sb_add(dst, r->in.buf + r->inpos, r->in.len - r->inpos);
                     r->inpos = r->in.len;
+                }
+                if (dst && dst->len > max_of(r)) {
+                    r->over_max = 1;
+                    sb_addf(err, "an answer over %llu bytes", (unsigned long long)max_of(r));
+                    rc = -1;
+                    break;
                 }
                 struct strbuf e2 = STRBUF_INIT;
                 if (fill(r, dl, &e2)) {
@@ -831,6 +923,16 @@ static int run_op(struct remote *r, enum op op, const char *name, const void *da
         r->bytes_in += out->len;
     sb_release(&e);
     return rc < 0 ? -1 : rc;
+}
+
+int remote_get_max(struct remote *r, const char *name, uint64_t max, struct strbuf *out,
+                   struct strbuf *err)
+{
+    r->max_object = max;
+    r->over_max = 0;
+    int rc = remote_get(r, name, out, err);
+    r->max_object = 0;
+    return rc < 0 && r->over_max ? -2 : rc;
 }
 
 int remote_get(struct remote *r, const char *name, struct strbuf *out, struct strbuf *err)

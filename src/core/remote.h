@@ -31,6 +31,8 @@ struct remote {
     struct strbuf in;      /* bytes read and not yet used */
     size_t inpos;
     uint64_t bytes_in, bytes_out; /* payload moved, for the reports */
+    uint64_t max_object;          /* the most bytes one answer may carry now (0: 2 GiB) */
+    int over_max;                 /* the last answer was over it */
 };
 
 /* Parses spec (one URL of ccache's remote_storage syntax, with its |attributes), expanding
@@ -51,6 +53,10 @@ int remote_run_id_ok(const char *run);
 
 /* 1 and the bytes in out when name is there, 0 when it is not, -1 with err on failure. */
 int remote_get(struct remote *r, const char *name, struct strbuf *out, struct strbuf *err);
+/* remote_get, refusing an answer over max bytes before it is read whole: -2 then (the
+ * connection is dropped), -1 for the other failures. */
+int remote_get_max(struct remote *r, const char *name, uint64_t max, struct strbuf *out,
+                   struct strbuf *err);
 /* 1 and its size when name is there, 0 when not, -1 with err. */
 int remote_stat(struct remote *r, const char *name, uint64_t *size, struct strbuf *err);
 /* 0 stored, -1 with err. */

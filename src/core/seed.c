@@ -7,6 +7,8 @@
 #include "strvec.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,21 +28,76 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* A hard link from to, else a copy (another file system). 0 or an errno. */
-static int link_or_copy(const char *from, const char *to)
+/* A copy of the open file fd into to, through a temporary file beside it, 1 MiB at a time
+ * (a seed on another file system may be larger than memory). 0 or an errno. */
+static int stream_copy(int fd, const char *to)
 {
-    char *dir = xstrndup(to, (size_t)(path_basename(to) - to));
-    int e = plat_mkdir_p(dir);
-    free(dir);
-    if (e)
+    struct strbuf tmp = STRBUF_INIT;
+    int out, e = plat_create_temp(to, 0, &tmp, &out);
+    if (e) {
+        sb_release(&tmp);
         return e;
-    if (link(from, to) == 0 || errno == EEXIST)
-        return 0;
-    struct strbuf data = STRBUF_INIT;
-    e = plat_read_file(from, &data);
+    }
+    char *buf = xmalloc(1u << 20);
+    for (;;) {
+        ssize_t n = read(fd, buf, 1u << 20);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : 0;
+            break;
+        }
+        for (ssize_t w = 0; w < n && !e;) {
+            ssize_t k = write(out, buf + w, (size_t)(n - w));
+            if (k < 0 && errno != EINTR)
+                e = errno;
+            w += k > 0 ? k : 0;
+        }
+        if (e)
+            break;
+    }
+    free(buf);
+    if (close(out) != 0 && !e)
+        e = errno;
     if (!e)
-        e = plat_write_atomic(to, data.buf ? data.buf : "", data.len);
-    sb_release(&data);
+        e = plat_rename(sb_str(&tmp), to);
+    if (e)
+        plat_unlink(sb_str(&tmp));
+    sb_release(&tmp);
+    return e;
+}
+
+/* Entry from of the seed whose real root is root, as to: a hard link, else a streamed copy
+ * (another file system). Only a regular file with one link, inside the root, is taken: a
+ * hard link to a file elsewhere, or a symbolic link out of the root, would put a file the
+ * seed does not hold into the shard's cache and artifact. 0, or an errno with *why set for a
+ * refusal. */
+static int take_entry(const char *root, const char *from, const char *to, const char **why)
+{
+    *why = NULL;
+    int fd = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ELOOP ? (*why = "a symbolic link", EPERM) : errno;
+    struct stat st;
+    struct strbuf real = STRBUF_INIT;
+    int e = fstat(fd, &st) != 0 ? errno : 0;
+    if (!e && !S_ISREG(st.st_mode))
+        *why = "not a regular file", e = EPERM;
+    else if (!e && st.st_nlink != 1)
+        *why = "a file with more than one hard link (one may be outside the seed)", e = EPERM;
+    else if (!e && (e = plat_realpath(from, &real)) == 0 &&
+             !(strncmp(sb_str(&real), root, strlen(root)) == 0 &&
+               strchr("/\\", sb_str(&real)[strlen(root)]) && sb_str(&real)[strlen(root)]))
+        *why = "outside the seed (through a symbolic link)", e = EPERM;
+    sb_release(&real);
+    if (!e) {
+        char *dir = xstrndup(to, (size_t)(path_basename(to) - to));
+        e = plat_mkdir_p(dir);
+        free(dir);
+    }
+    if (!e && link(from, to) != 0 && errno != EEXIST)
+        e = stream_copy(fd, to);
+    close(fd);
     return e;
 }
 
@@ -118,7 +175,11 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
     }
     struct cache_entry *ents = NULL;
     size_t n = 0;
-    struct strbuf err = STRBUF_INIT;
+    struct strbuf err = STRBUF_INIT, real_root = STRBUF_INIT;
+    if (!rc && (e = plat_realpath(sb_str(&x), &real_root)) != 0) {
+        report_error(cmd, "--seed-from: cannot read \"%s\": %s", sb_str(&x), plat_strerror(e));
+        rc = EXIT_IO;
+    }
     if (!rc && cache_list(sb_str(&x), &ents, &n, &err) != 0) {
         report_error(cmd, "--seed-from: %s", sb_str(&err));
         rc = EXIT_IO;
@@ -138,8 +199,13 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
             sb_addf(&q, "%s/ccache/%.2s/%s", dir, sb_str(&d), sb_str(&d) + 2);
             sb_release(&d);
         }
-        e = link_or_copy(sb_str(&p), sb_str(&q));
-        if (e) {
+        const char *why;
+        e = take_entry(sb_str(&real_root), sb_str(&p), sb_str(&q), &why);
+        if (why) {
+            report_error(cmd, "--seed-from: \"%s\" is %s: not taken into the warm start",
+                         sb_str(&p), why);
+            rc = EXIT_IO;
+        } else if (e) {
             report_error(cmd, "--seed-from: cannot lay out \"%s\": %s", sb_str(&q),
                          plat_strerror(e));
             rc = EXIT_IO;
@@ -152,5 +218,6 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
     sb_release(&p);
     sb_release(&q);
     sb_release(&err);
+    sb_release(&real_root);
     return rc;
 }

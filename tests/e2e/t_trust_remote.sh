@@ -1,0 +1,120 @@
+# Trust of what comes from a remote storage and a seed (docs/security.md): hostile servers
+# of the test's own (tests/e2e/hostile_server.py, on 127.0.0.1, stopping by themselves) and
+# hostile seed directories. Each must end in a non-zero exit that names the cause, within
+# the operation timeout + 1 s and with bounded memory, and print no secret:
+#   - an HTTP server that floods header lines, one that sends chunks without end, one that
+#     sends a body without a length until closed, one that announces 3 GiB: the link job
+#     (operation-timeout=1000) exits 4, in at most 2 s, its peak memory at most 64 MiB
+#     above an honest link job's;
+#   - a Redis that echoes the password in its refusal: the password never printed;
+#   - URLs ccache would read differently ('@' or '/' in the password, CR/LF from a
+#     variable): exit 2, the password not printed; 127.evil.example is not this machine;
+#   - a seed directory holding a hard link to a file outside it, or a symbolic link out of
+#     it: exit 4, nothing taken; a seed on another file system is copied, not linked.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+mkdir -p src
+for n in a b; do printf '__global__ void %s(float *x) { x[0] = 1; }\n' "$n" >"src/$n.cu"; done
+printf '#!/bin/sh\nset -e\nfor n in a b; do "$CUDACXX" -c src/$n.cu -o $n.o; done\n' >build.sh
+chmod +x build.sh
+for i in 1 2; do
+    shardcc shard --shard $i/2 --cell demo --artifact good/ -- ./build.sh 2>/dev/null || fail "shard $i/2"
+done
+# measure OUT CMD...: runs CMD (stdout and stderr into OUT), prints "STATUS SECONDS PEAK_KIB"
+measure() {
+    python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t = time.monotonic()
+with open(out, "w") as f:
+    rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
+print(rc, "%.2f" % (time.monotonic() - t), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+read -r rc secs base_kib < <(measure "$T/honest.out" shardcc link --artifacts good --expect-shards 2 -- ./build.sh)
+expect_eq "the honest link job" "$rc" 0
+echo "the honest link job: peak $base_kib KiB"
+
+server() { # server MODE: starts one, sets PORT
+    rm -f "$T/port"
+    python3 "$SHARDCC_SRC/tests/e2e/hostile_server.py" "$1" "$T/port" 20 &
+    for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+    PORT=$(cat "$T/port")
+}
+for mode in http-flood http-chunked http-close http-length; do
+    server $mode
+    read -r rc secs kib < <(measure "$T/$mode.out" shardcc link \
+        --remote "http://127.0.0.1:$PORT/c|operation-timeout=1000" --run-id r1 --cell demo \
+        --expect-shards 2 -- ./build.sh)
+    expect_eq "$mode: the link job's status" "$rc" 4
+    grep -q "cannot read shard 1's manifest from the remote" "$T/$mode.out" ||
+        fail "$mode: the cause not named: $(cat "$T/$mode.out")"
+    python3 -c "import sys; sys.exit(not float('$secs') <= 2.0)" ||
+        fail "$mode: took $secs s with a 1 s operation timeout"
+    [ $((kib - base_kib)) -le 65536 ] || fail "$mode: peak $kib KiB, $((kib - base_kib)) KiB above the honest job's"
+    ok "$mode: exit 4 in $secs s, peak $kib KiB ($((kib - base_kib)) KiB above the honest job): $(grep -o 'remote: .*' "$T/$mode.out" | head -1)"
+    kill %% 2>/dev/null || true
+    wait 2>/dev/null || true
+done
+
+PW='s3cret-Pw-91'
+server redis-echo
+export HOSTILE_PW=$PW
+for url in "redis://:$PW@127.0.0.1:$PORT" "redis://:\${HOSTILE_PW}@127.0.0.1:$PORT"; do
+    rc=0
+    shardcc link --remote "$url" --run-id r1 --cell demo --expect-shards 2 -- ./build.sh >"$T/echo.out" 2>&1 || rc=$?
+    expect_eq "a Redis that echoes the password: status" "$rc" 4
+    ! grep -q "$PW" "$T/echo.out" || fail "the password was printed: $(cat "$T/echo.out")"
+    grep -q "refused the credentials" "$T/echo.out" || fail "no refusal named: $(cat "$T/echo.out")"
+    ok "a Redis that echoes the password ($url): refused, the password not printed"
+done
+kill %% 2>/dev/null || true
+wait 2>/dev/null || true
+
+# URLs ccache would read another way
+for url in "http://u:p@ss@127.0.0.1:1/c" "http://u:pa/ss@127.0.0.1:1/c" "redis://:a@b@127.0.0.1:1"; do
+    rc=0
+    shardcc env --shard 1/2 --remote "$url" --run-id r1 >"$T/url.out" 2>&1 || rc=$?
+    expect_eq "\"$url\": status" "$rc" 2
+    ! grep -qE 'p@ss|pa/ss|a@b' "$T/url.out" || fail "the password was printed: $(cat "$T/url.out")"
+    grep -q "ccache would read another host" "$T/url.out" || fail "no reason: $(cat "$T/url.out")"
+    ok "\"$url\": refused (exit 2), the password not printed"
+done
+export CRLF=$'x\r\nHost: evil'
+expect_fail 2 "a control character in the URL" shardcc env --shard 1/2 --remote 'http://127.0.0.1:1/${CRLF}' --run-id r1
+export EVILPW=pw
+shardcc env --shard 1/2 --remote 'http://u:${EVILPW}@127.evil.example/c' --run-id r1 >/dev/null 2>"$T/evil.err" || true
+grep -q "travel in clear text to 127.evil.example" "$T/evil.err" || fail "127.evil.example taken for this machine: $(cat "$T/evil.err")"
+ok "127.evil.example is another host (the clear-text warning)"
+
+# seeds
+mkdir -p seed outside
+for a in good/*.tar.zst; do tar --zstd -xf "$a" -C seed; done
+entry=$(cd seed && find cache -type f -name '*R' | head -1)
+echo "not a cache entry" >outside/secret
+cp -a seed seed-hard && ln -f outside/secret "seed-hard/$entry"
+rm -f seed-hard/manifest.json
+expect_fail 4 "is a file with more than one hard link" \
+    shardcc shard --shard 1/2 --cell demo --seed-from seed-hard/cache --artifact hard/ -- ./build.sh
+cp -a seed seed-sym && ln -sf "$T/outside/secret" "seed-sym/$entry"
+rm -f seed-sym/manifest.json
+rc=0
+shardcc shard --shard 1/2 --cell demo --seed-from seed-sym/cache --artifact sym/ -- ./build.sh >"$T/sym.out" 2>&1 || rc=$?
+if [ "$rc" = 0 ]; then # a listing that passes over links takes nothing of it
+    ! tar --zstd -xOf sym/shard-demo-1-of-2.tar.zst 2>/dev/null | grep -q "not a cache entry" ||
+        fail "the file outside the seed was packed"
+    ok "a symbolic link out of the seed: passed over, nothing of it packed"
+else
+    expect_eq "a symbolic link out of the seed: status" "$rc" 4
+    ok "a symbolic link out of the seed: refused: $(grep -o 'seed-from: .*' "$T/sym.out" | head -1)"
+fi
+if [ -d /dev/shm ] && [ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$T")" ]; then
+    S=$(mktemp -d /dev/shm/shardcc-seed.XXXXXX)
+    cp -a seed/cache "$S/"
+    shardcc shard --shard 1/2 --cell demo --seed-from "$S/cache" --artifact shm/ -- ./build.sh 2>"$T/shm.err" ||
+        { rm -rf "$S"; fail "a seed on another file system: $(cat "$T/shm.err")"; }
+    rm -rf "$S"
+    grep -q "a warm start from" "$T/shm.err" || fail "no warm start: $(cat "$T/shm.err")"
+    ok "a seed on another file system (/dev/shm): copied, $(grep -o -m1 '[0-9][0-9]* entries' "$T/shm.err" | head -1)"
+fi
+echo "t_trust_remote: $CHECKS checks"
