@@ -2,11 +2,11 @@
  * and a URL from a configuration: the first byte picks what the rest is.
  *   0: a URL for remote_parse: it parses or says why; a parsed one has a kind, a port of
  *      digits, and a display that holds no literal password;
- *   1, 2: a Redis answer (1) or an HTTP answer (2) to a GET, a STAT or a PUT (the second
- *      byte picks), read from a socket pair whose other end holds the rest of the input and
- *      is then closed: the operation gives -1, 0 or 1, and a value no longer than the input.
- * Nothing here reaches a server: a retry connects to a socket path that does not exist, or
- * to this machine's port 1. */
+ *   1, 2: a Redis answer (1) or an HTTP answer (2) to a GET (capped at 16 bytes when the
+ *      second byte has bit 2), a STAT or a PUT (the second byte picks), read from a socket pair
+ * whose other end holds the rest of the input and is then closed: the operation gives -1, 0 or 1,
+ * and a value no longer than the input. Nothing here reaches a server: a retry connects to a socket
+ * path that does not exist, or to this machine's port 1. */
 #include "fuzz_support.h"
 #include "remote.h"
 
@@ -31,6 +31,12 @@ static void check_url(const uint8_t *data, size_t size)
             fuzz_fail("a port that is not digits: \"%s\"", r.port);
         if (r.literal_password && strstr(r.display, "********") == NULL)
             fuzz_fail("a literal password not masked in \"%s\"", r.display);
+        for (const char *c = r.host ? r.host : ""; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == '@')
+                fuzz_fail("a host with a control character or an '@': \"%s\"", r.host);
+        for (const char *c = r.path ? r.path : ""; *c; c++)
+            if ((unsigned char)*c < 0x20)
+                fuzz_fail("a path with a control character (sent into the request line)");
         remote_release(&r);
     } else if (!err.len) {
         fuzz_fail("remote_parse failed without saying why");
@@ -67,7 +73,13 @@ static void check_answer(int http, uint8_t op, const uint8_t *data, size_t size)
     uint64_t got = 0;
     switch (op % 3) {
     case 0:
-        rc = remote_get(&r, "shardcc/d/abc", &out, &err);
+        if (op & 4) { /* a capped read: nothing over the cap is kept */
+            rc = remote_get_max(&r, "shardcc/d/abc", 16, &out, &err);
+            if (rc == 1 && out.len > 16)
+                fuzz_fail("a value of %zu bytes under a cap of 16", out.len);
+        } else {
+            rc = remote_get(&r, "shardcc/d/abc", &out, &err);
+        }
         if (rc == 1 && out.len > size)
             fuzz_fail("a value of %zu bytes from an answer of %zu", out.len, size);
         break;
@@ -80,8 +92,8 @@ static void check_answer(int http, uint8_t op, const uint8_t *data, size_t size)
             fuzz_fail("a PUT gave 1");
         break;
     }
-    if (rc < -1 || rc > 1)
-        fuzz_fail("an operation gave %d", rc);
+    if (rc < (op % 3 == 0 && (op & 4) ? -2 : -1) || rc > 1)
+        fuzz_fail("an operation gave %d", rc); /* -2: over remote_get_max's cap */
     if (rc < 0 && !err.len)
         fuzz_fail("an operation failed without saying why");
     /* remote_release closes the client's end (or it was dropped already) */
