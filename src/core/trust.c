@@ -158,7 +158,8 @@ static int check_hit(const struct trust_in *in, const struct jrec *r, struct tru
     if (!ok)
         report_error(in->cmd,
                      "%s: the link job's cache hit (result %s) is not what its owner, shard "
-                     "%d of %d, made: %s; a shard shipped a result for a TU it does not own",
+                     "%d of %d, made: %s (a shard shipped a result for a TU it does not own, "
+                     "or a remote storage holds bytes another wrote under its key)",
                      r->key, r->result_key, s, in->count, sb_str(&why));
     sb_release(&why);
     return ok;

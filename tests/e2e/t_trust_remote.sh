@@ -7,6 +7,7 @@
 #     (operation-timeout=1000) exits 4, in at most 2 s, its peak memory at most 64 MiB
 #     above an honest link job's;
 #   - a Redis that echoes the password in its refusal: the password never printed;
+#   - a Redis whose entry for one TU was overwritten after honest shards: link exit 3;
 #   - URLs ccache would read differently ('@' or '/' in the password, CR/LF from a
 #     variable): exit 2, the password not printed; 127.evil.example is not this machine;
 #   - a seed directory holding a hard link to a file outside it, or a symbolic link out of
@@ -70,6 +71,32 @@ for url in "redis://:$PW@127.0.0.1:$PORT" "redis://:\${HOSTILE_PW}@127.0.0.1:$PO
 done
 kill %% 2>/dev/null || true
 wait 2>/dev/null || true
+
+# a remote storage poisoned after honest shards: shard 2's TU's result overwritten there
+# with another TU's (the link job reads ccache's results from the remote, artifacts given
+# too): guard 6 names the TU
+RP=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --pidfile "$T/redis.pid" --logfile "$T/redis.log" --dir "$T" >/dev/null
+for _ in $(seq 50); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
+for i in 1 2; do
+    shardcc shard --shard $i/2 --cell demo --remote "redis://127.0.0.1:$RP" --run-id p1 --artifact pois/ \
+        -- ./build.sh 2>/dev/null || fail "shard $i/2 to the remote"
+done
+read -r victim vres dres < <(python3 - <<'PY'
+import json, subprocess
+def man(i):
+    return json.loads(subprocess.run(["tar", "--zstd", "-xOf", f"pois/shard-demo-{i}-of-2.tar.zst",
+                                      "manifest.json"], capture_output=True, check=True).stdout)
+owned = [t for i in (1, 2) for t in man(i)["tus"] if t["decision"] == "owned" and t["result"]]
+print(owned[0]["key"], owned[0]["result"], owned[1]["result"])
+PY
+)
+redis-cli -p "$RP" copy "ccache:$dres" "ccache:$vres" replace >/dev/null
+rm -rf .shardcc/link
+expect_fail 3 "$victim: the link job's cache hit (result $vres) is not what its owner" \
+    shardcc link --remote "redis://127.0.0.1:$RP" --run-id p1 --cell demo --artifacts pois --expect-shards 2 -- ./build.sh
+kill "$(cat "$T/redis.pid")"
 
 # URLs ccache would read another way
 for url in "http://u:p@ss@127.0.0.1:1/c" "http://u:pa/ss@127.0.0.1:1/c" "redis://:a@b@127.0.0.1:1"; do
