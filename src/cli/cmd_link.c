@@ -96,40 +96,56 @@ static void restore_configure(const char *root, const json_t *cmake, int fresh)
     sv_clear(&notes);
 }
 
-/* The trust check (trust.h) of the link job's journal against the shards' manifests:
- * the artifacts' and the remote's. */
-static int owned_by_owners(struct merge_opts *mo, const struct jobenv *env, int count,
-                           const struct jrnl *j, struct trust_out *tr)
+/* What guard 6 (trust.h) reads: the shards' manifests (the artifacts', then the remote's)
+ * and the plan the seats used. */
+struct owners {
+    char **files;
+    size_t nf;
+    json_t **m;
+    size_t nm;
+    struct strbuf plan;
+    struct trust_in in;
+};
+
+static void owners_release(struct owners *w)
 {
-    char **files = NULL;
-    size_t nf = 0, nm = 0;
-    json_t **m = NULL;
-    memset(tr, 0, sizeof *tr);
-    int rc = merge_expand_inputs(mo, &files, &nf);
-    if (!rc && nf)
-        rc = artifact_read_manifests(files, nf, &m, CMD);
-    if (!rc) {
-        nm = nf;
-        merge_remote_manifests(mo, &m, &nm);
-        struct strbuf plan = STRBUF_INIT;
-        const char *pf = getenv("SHARDCC_PLAN");
-        if (pf && *pf && plat_read_file(pf, &plan) != 0) {
-            report_error(CMD, "cannot read the plan \"%s\"", pf);
-            rc = EXIT_IO;
-        }
-        struct trust_in in = {CMD,      m,         nm, count, pf && *pf ? sb_str(&plan) : NULL,
-                              plan.len, env->cache};
-        if (!rc)
-            rc = trust_check(&in, j, tr);
-        sb_release(&plan);
+    for (size_t i = 0; w->m && i < w->nm; i++)
+        json_decref(w->m[i]);
+    free(w->m);
+    for (size_t i = 0; i < w->nf; i++)
+        free(w->files[i]);
+    free(w->files);
+    sb_release(&w->plan);
+    memset(w, 0, sizeof *w);
+}
+
+/* Loads them (after jobenv_apply: SHARDCC_PLAN). An exit status. */
+static int owners_load(struct merge_opts *mo, const struct jobenv *env, int count, struct owners *w)
+{
+    memset(w, 0, sizeof *w);
+    int rc = merge_expand_inputs(mo, &w->files, &w->nf);
+    if (!rc && w->nf)
+        rc = artifact_read_manifests(w->files, w->nf, &w->m, CMD);
+    if (rc)
+        return rc;
+    w->nm = w->nf;
+    merge_remote_manifests(mo, &w->m, &w->nm);
+    const char *pf = getenv("SHARDCC_PLAN");
+    int e = pf && *pf ? plat_read_file(pf, &w->plan) : 0;
+    if (e) {
+        report_error(CMD, "cannot read the plan \"%s\": %s", pf, plat_strerror(e));
+        return EXIT_IO;
     }
-    for (size_t i = 0; m && i < nm; i++)
-        json_decref(m[i]);
-    free(m);
-    for (size_t i = 0; i < nf; i++)
-        free(files[i]);
-    free(files);
-    return rc;
+    w->in = (struct trust_in){.cmd = CMD,
+                              .m = w->m,
+                              .nm = w->nm,
+                              .files = w->files,
+                              .nart = w->nf,
+                              .count = count,
+                              .plan = pf && *pf ? sb_str(&w->plan) : NULL,
+                              .plan_len = w->plan.len,
+                              .cache = env->cache};
+    return EXIT_OK;
 }
 
 /* The link job; *remote and *run (what --remote and the run id gave) are the caller's to
@@ -328,6 +344,17 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
         return EXIT_IO;
     }
     jobenv_apply(&env);
+    /* guard 6's records, and each pinned TU's result as its owner made it (trust.h) */
+    struct owners own;
+    size_t pins = 0;
+    if ((rc = owners_load(&mo, &env, mr.count, &own)) != EXIT_OK ||
+        (rc = trust_pinned_owners(&own.in, &pins)) != EXIT_OK) {
+        owners_release(&own);
+        return rc;
+    }
+    if (pins)
+        fprintf(stderr, CMD ": %zu pinned TU result%s taken from %s owner's artifact\n", pins,
+                pins == 1 ? "" : "s", pins == 1 ? "its" : "their");
     struct strbuf bypass = STRBUF_INIT;
     if (check_build_command(build, &bypass) != EXIT_OK) {
         report_error(CMD, "%s", sb_str(&bypass));
@@ -414,7 +441,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     }
     /* what the build took from the shards: each TU's result or items from its owner */
     struct trust_out tr;
-    if (owned_by_owners(&mo, &env, mr.count, &j, &tr) != EXIT_OK)
+    if (trust_check(&own.in, &j, &tr) != EXIT_OK)
         rc = EXIT_GUARD;
     else if (tr.checked)
         fprintf(stderr,
@@ -479,6 +506,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     sb_release(&sp);
     jrnl_release(&j);
     jobenv_release(&env);
+    owners_release(&own);
     free(mo.inputs);
     return rc;
 }

@@ -589,6 +589,55 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
     return rc;
 }
 
+int artifact_extract_member(const char *path, const char *rel, const char *dest,
+                            struct strbuf *err)
+{
+    struct archive *a = open_reader(path, err);
+    if (!a)
+        return EXIT_IO;
+    struct strbuf name = STRBUF_INIT, tmp = STRBUF_INIT;
+    sb_addf(&name, "cache/%s", rel);
+    int rc = -1;
+    struct archive_entry *ae;
+    while (rc < 0) {
+        int r = archive_read_next_header(a, &ae);
+        if (r == ARCHIVE_EOF) {
+            sb_addf(err, "%s: holds no \"%s\"", path, sb_str(&name));
+            rc = EXIT_IO;
+        } else if (r != ARCHIVE_OK) {
+            sb_addf(err, "%s: corrupt archive: %s", path, archive_error_string(a));
+            rc = EXIT_IO;
+        } else if (archive_entry_filetype(ae) == AE_IFREG && archive_entry_pathname(ae) &&
+                   !strcmp(archive_entry_pathname(ae), sb_str(&name))) {
+            int out, e = plat_create_temp(dest, 0, &tmp, &out);
+            if (e) {
+                sb_addf(err, "cannot create \"%s\": %s", sb_str(&tmp), plat_strerror(e));
+                rc = EXIT_IO;
+                break;
+            }
+            rc = archive_read_data_into_fd(a, out) == ARCHIVE_OK ? EXIT_OK : EXIT_IO;
+            if (rc)
+                sb_addf(err, "%s: corrupt entry \"%s\": %s", path, sb_str(&name),
+                        archive_error_string(a));
+            if (close(out) != 0 && !rc) {
+                sb_addf(err, "cannot write \"%s\": %s", sb_str(&tmp), strerror(errno));
+                rc = EXIT_IO;
+            }
+            if (!rc && (e = plat_rename(sb_str(&tmp), dest)) != 0) {
+                sb_addf(err, "cannot rename \"%s\" to \"%s\": %s", sb_str(&tmp), dest,
+                        plat_strerror(e));
+                rc = EXIT_IO;
+            }
+            if (rc)
+                plat_unlink(sb_str(&tmp));
+        }
+    }
+    archive_read_free(a);
+    sb_release(&name);
+    sb_release(&tmp);
+    return rc;
+}
+
 int artifact_read_manifests(char **files, size_t n, json_t ***out, const char *cmd)
 {
     *out = calloc(n ? n : 1, sizeof **out);

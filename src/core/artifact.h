@@ -49,6 +49,10 @@ int artifact_read_manifest(const char *path, json_t **manifest, struct strbuf *e
 /* Reads the manifests of n artifact files into an allocated array (json_decref each, free
  * the array). Returns an exit status; messages are printed, prefixed with cmd. */
 int artifact_read_manifests(char **files, size_t n, json_t ***out, const char *cmd);
+/* The artifact's member cache/REL written to dest (replacing it, through a temporary file
+ * beside it). EXIT_OK, or EXIT_IO with the reason in err. */
+int artifact_extract_member(const char *path, const char *rel, const char *dest,
+                            struct strbuf *err);
 
 struct extract_stats {
     size_t added;      /* entries written */

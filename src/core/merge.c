@@ -984,8 +984,8 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         if (res->pinned_copies)
             fprintf(stderr,
                     "%s: %zu results of pinned TUs differ between shards (every shard compiled "
-                    "them; ccache's entries hold the time they were written, nvcc's objects their "
-                    "temporary names): the link job gets shard %d's\n",
+                    "them; ccache's entries hold the time they were written): the merged cache "
+                    "holds shard %d's; the link job takes each one's owner's copy\n",
                     o->cmd, res->pinned_copies, n ? arts[0].shard : 1);
     }
     json_decref(diff);

@@ -14,12 +14,19 @@
 #include <errno.h>
 #include <string.h>
 
+/* The index in in->m of shard's manifest, or in->nm. */
+static size_t index_of(const struct trust_in *in, int shard)
+{
+    size_t i = 0;
+    while (i < in->nm && json_integer_value(json_object_get(in->m[i], "shard")) != shard)
+        i++;
+    return i;
+}
+
 static json_t *manifest_of(const struct trust_in *in, int shard)
 {
-    for (size_t i = 0; i < in->nm; i++)
-        if (json_integer_value(json_object_get(in->m[i], "shard")) == shard)
-            return in->m[i];
-    return NULL;
+    size_t i = index_of(in, shard);
+    return i < in->nm ? in->m[i] : NULL;
 }
 
 /* The shard a TU key (or "KEY#ITEM") belongs to by the plan, 0 when the plan is silent. */
@@ -92,12 +99,12 @@ static int file_sha(const char *cache, const char *rel, char hex[65])
     return e;
 }
 
-/* Whether the bytes under key in the merged cache are what shard `owner`'s manifest m
- * records (or, for a pinned TU, what any shard that recorded TU tu with that result and
- * pinned records). Names what differs into why; 1 when they match, or cannot be read
+/* Whether the bytes under key in the merged cache are what the owner's manifest m records
+ * (or, with any_pinned, what any shard that recorded TU tu with that result and pinned
+ * records). Names what differs into why; 1 when they match, or cannot be read
  * (out->unverified counts those). */
 static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const char *key,
-                    int pinned, struct trust_out *out, struct strbuf *why)
+                    int any_pinned, struct trust_out *out, struct strbuf *why)
 {
     const char *rel = NULL, *sha = entry_sha(m, key, &rel);
     if (!sha) {
@@ -116,7 +123,7 @@ static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const 
     }
     if (!strcmp(hex, sha))
         return 1;
-    for (size_t i = 0; pinned && i < in->nm; i++) {
+    for (size_t i = 0; any_pinned && i < in->nm; i++) {
         json_t *t = tu_record(in->m[i], tu, key);
         const char *other = NULL, *osha = t && json_is_true(json_object_get(t, "pinned"))
                                               ? entry_sha(in->m[i], key, &other)
@@ -152,8 +159,9 @@ static int check_hit(const struct trust_in *in, const struct jrec *r, struct tru
         else
             sb_addf(&why, "it recorded the result %s", res ? res : "none (not cacheable)");
     } else {
-        ok = bytes_ok(in, m, r->key, r->result_key, json_is_true(json_object_get(t, "pinned")), out,
-                      &why);
+        /* a pinned TU whose owner's copy the link job could not have (a remote's manifest) */
+        int any = json_is_true(json_object_get(t, "pinned")) && index_of(in, s) >= in->nart;
+        ok = bytes_ok(in, m, r->key, r->result_key, any, out, &why);
     }
     if (!ok)
         report_error(in->cmd,
@@ -243,6 +251,46 @@ static int check_assembled(const struct trust_in *in, const struct jrnl *j, size
     sb_release(&why);
     sb_release(&pk);
     return ok;
+}
+
+int trust_pinned_owners(const struct trust_in *in, size_t *replaced)
+{
+    *replaced = 0;
+    if (in->count < 1)
+        return EXIT_OK;
+    struct strbuf dest = STRBUF_INIT, err = STRBUF_INIT;
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < in->nm && !rc; i++) {
+        size_t x;
+        json_t *t;
+        json_array_foreach(json_object_get(in->m[i], "tus"), x, t)
+        {
+            const char *key = json_string_value(json_object_get(t, "key"));
+            const char *res = json_string_value(json_object_get(t, "result"));
+            if (!key || !res || !json_is_true(json_object_get(t, "pinned")))
+                continue;
+            size_t o = index_of(in, tu_owner(in, key));
+            json_t *ot = o < in->nart ? tu_record(in->m[o], key, res) : NULL;
+            const char *rel = NULL, *sha = ot && json_is_true(json_object_get(ot, "pinned"))
+                                               ? entry_sha(in->m[o], res, &rel)
+                                               : NULL;
+            char hex[65];
+            if (!sha || (file_sha(in->cache, rel, hex) == 0 && !strcmp(hex, sha)))
+                continue; /* guard 6 judges the rest */
+            sb_reset(&dest);
+            sb_reset(&err);
+            sb_addf(&dest, "%s/%s", in->cache, rel);
+            rc = artifact_extract_member(in->files[o], rel, sb_str(&dest), &err);
+            if (rc) {
+                report_error(in->cmd, "%s", sb_str(&err));
+                break;
+            }
+            (*replaced)++;
+        }
+    }
+    sb_release(&dest);
+    sb_release(&err);
+    return rc;
 }
 
 int trust_check(const struct trust_in *in, const struct jrnl *j, struct trust_out *out)

@@ -11,9 +11,11 @@
  *   - the bytes in the merged cache under that key are the ones the owner's manifest gives
  *     its SHA-256 for.
  * Another shard's marker, items, results or claims ("pinned") never stand in for the
- * owner's. A pinned TU (every shard compiled it, the owner's manifest says so) may come
- * from any shard whose manifest records the same TU, result key and bytes: the copies
- * differ in the time ccache wrote them. */
+ * owner's. A pinned TU (every shard compiled it, the owner's manifest says so) has copies
+ * that differ in the time ccache wrote them: before the build the owner's copy is put in
+ * the merged cache (trust_pinned_owners); only when the owner's manifest came from a remote
+ * storage (which keeps one copy, the last writer's) may it be any shard's copy whose
+ * manifest records the same TU, result key and bytes. */
 #ifndef SHARDCC_TRUST_H
 #define SHARDCC_TRUST_H
 
@@ -24,8 +26,10 @@
 
 struct trust_in {
     const char *cmd; /* for messages */
-    json_t **m;      /* the shards' manifests (artifacts' and the remote's) */
+    json_t **m;      /* the shards' manifests: the artifacts' first, then the remote's */
     size_t nm;
+    char **files; /* the artifacts of m[0..nart) */
+    size_t nart;
     int count;        /* the shards' N */
     const char *plan; /* the seat's plan text (SHARDCC_PLAN), or NULL */
     size_t plan_len;
@@ -38,6 +42,11 @@ struct trust_out {
     size_t unverified; /* entries not in the local cache to hash (read from a remote) */
     size_t refused;    /* TUs that failed the check (each named by report_error) */
 };
+
+/* Before the build: every pinned TU's result in the merged cache made the copy of its owner
+ * (from the owner's artifact) where another shard's was kept. *replaced counts them.
+ * EXIT_OK, or EXIT_IO when an artifact cannot be read. */
+int trust_pinned_owners(const struct trust_in *in, size_t *replaced);
 
 /* Checks the link job's journal j against the manifests. Returns EXIT_OK, or EXIT_GUARD
  * when any TU failed (each named, with its owner and what differed). */

@@ -9,6 +9,8 @@
 #   - a member whose bytes are not the manifest's (fix = False): merge exit 4;
 #   - a "plan" or an item key of another shape (a forged ::error:: line): exit 4;
 #   - symbolic links planted for the artifact's temporary name: nothing written through them.
+#   - a pinned TU's copy with other bytes from a shard that does not own it: the owner's
+#     copy is taken from its artifact before the build.
 # And the honest cases around them pass: plain, split (every item checked) and pinned.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -104,9 +106,27 @@ expect_fail 4 "has no item key (64 hex digits)" shardcc link --artifacts itemart
 ! grep -q '^::error::forged' "$T/.err" || fail "a forged workflow command reached the log"
 ok "no forged line in the output"
 
-# 5. pinned for real: every shard compiles src/a.cu, the copies differ in ccache's time stamps
+# 5. pinned for real: every shard compiles src/a.cu, the copies differ in ccache's time
+#    stamps; the link job takes its owner's copy. Then shard 1 ships other bytes as its copy
+#    (shard 2 owns src/a.cu): the owner's copy is still the one used
 shards pinned --pin src/a.cu
 link_ok "honest pinned shards" pinned
+grep -q "1 pinned TU result taken from its owner's artifact" "$T/link.err" ||
+    fail "the owner's copy of the pinned TU not taken: $(cat "$T/link.err")"
+ok "the pinned TU's result is its owner's copy"
+cp a.o a-honest.o
+mkdir pinbad
+$FORGE pinned/$S1 pinbad/$S1 '
+t = next(t for t in m["tus"] if t["key"] == "src/a.cu")
+other = next(x for x in m["tus"] if x["key"] != "src/a.cu" and x["decision"] == "owned")
+def path(key):
+    return next(e["path"] for e in m["entries"] if e["path"][6:].replace("/", "")[:-1] == key)
+members[path(t["result"])] = members[path(other["result"])]
+'
+cp pinned/$S2 pinbad/
+link_ok "a pinned TU's copy with other bytes from a shard that does not own it" pinbad
+cmp -s a.o a-honest.o || fail "the pinned TU's object is not the owner's"
+ok "the pinned TU's object is the owner's, not shard 1's bytes"
 
 # 6. links planted for the artifact's temporary names (PATH.shardcc-tmp.PID of the next
 #    processes): the artifact is written beside them, never through them
