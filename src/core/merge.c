@@ -312,7 +312,10 @@ static int is_devcode_manifest(const char *staging, const char *rel)
     return yes;
 }
 
-/* The TU (or output) whose result key names the cache entry rel, from all manifests. */
+/* The TU (or output) whose result key names the cache entry rel, from all manifests, and
+ * whether it is pinned (or device code): only when every manifest that records the key
+ * says so, for a TU (so one shard's claim never excuses its copy differing from an honest
+ * shard's; guard 6 checks the bytes the link job took). */
 static const char *tu_of_entry(const struct art *arts, size_t n, const char *rel, int *pinned)
 {
     *pinned = 0;
@@ -321,6 +324,8 @@ static const char *tu_of_entry(const struct art *arts, size_t n, const char *rel
     char key[128];
     snprintf(key, sizeof key, "%s", sb_str(&kb));
     sb_release(&kb);
+    const char *tu = NULL;
+    int records = 0, pins = 0;
     for (size_t i = 0; i < n; i++) {
         const char *lists[] = {"tus", "others"};
         for (size_t l = 0; l < 2; l++) {
@@ -329,17 +334,19 @@ static const char *tu_of_entry(const struct art *arts, size_t n, const char *rel
             json_array_foreach(json_object_get(arts[i].m, lists[l]), x, t)
             {
                 const char *r = json_string_value(json_object_get(t, "result"));
-                if (r && !strcmp(r, key)) {
-                    const char *name = json_string_value(json_object_get(t, l ? "output" : "key"));
-                    *pinned = json_is_true(json_object_get(t, "pinned")) ||
-                              json_is_true(json_object_get(t, "device"));
-                    if (name)
-                        return name;
-                }
+                if (!r || strcmp(r, key))
+                    continue;
+                const char *name = json_string_value(json_object_get(t, l ? "output" : "key"));
+                records++;
+                pins += !l && (json_is_true(json_object_get(t, "pinned")) ||
+                               json_is_true(json_object_get(t, "device")));
+                if (name && !tu)
+                    tu = name;
             }
         }
     }
-    return NULL;
+    *pinned = records && pins == records;
+    return tu;
 }
 
 static int by_shard(const void *a, const void *b)

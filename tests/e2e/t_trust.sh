@@ -3,8 +3,9 @@
 # the honest artifacts of a 4-TU project in 2 shards and forges one, as a compromised shard
 # job would (tests/e2e/forge.py: the manifest's entry list made again to match, so that
 # only shardcc's own checks stand in the way):
-#   - a result shipped under a TU another shard owns, claimed "pinned": link exit 3, naming
-#     the TU and its owner (the merge alone kept the hostile copy, exit 0);
+#   - a result shipped under a TU another shard owns, claimed "pinned": the merge's guard 5
+#     (exit 3: one shard's claim makes nothing pinned), and with --allow-nondeterministic
+#     guard 6 after the build (exit 3, naming the TU and its owner); both once exit 0;
 #   - a split marker and items for TUs the owners compiled whole: link exit 3 for each TU;
 #   - a member whose bytes are not the manifest's (fix = False): merge exit 4;
 #   - a "plan" or an item key of another shape (a forged ::error:: line): exit 4;
@@ -60,7 +61,11 @@ open("victim", "w").write(victim["key"])
 '
 cp good/$S2 pin/
 victim=$(cat victim)
-expect_fail 3 "$victim: the link job's cache hit" shardcc link --artifacts pin --expect-shards 2 -- ./build.sh
+# the merge: one shard's claim does not make a TU pinned (shard 2 says owned)
+expect_fail 3 "nondeterministic codegen: $victim" shardcc link --artifacts pin --expect-shards 2 -- ./build.sh
+# and where the merge lets the difference pass, guard 6 stops it after the build
+expect_fail 3 "$victim: the link job's cache hit" \
+    shardcc link --artifacts pin --expect-shards 2 --allow-nondeterministic -- ./build.sh
 grep -q "is not what its owner, shard 2 of 2, made" "$T/.err" || fail "pinned claim: the owner not named: $(cat "$T/.err")"
 ok "a result claimed pinned under shard 2's TU $victim: refused, the owner named"
 
