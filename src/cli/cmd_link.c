@@ -443,11 +443,13 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     struct trust_out tr;
     if (trust_check(&own.in, &j, &tr) != EXIT_OK)
         rc = EXIT_GUARD;
-    else if (tr.checked)
+    else if (tr.checked || tr.unverified)
         fprintf(stderr,
                 CMD ": %zu TU%s (%zu split items) checked against their owners' records%s\n",
                 tr.checked, tr.checked == 1 ? "" : "s", tr.items,
-                tr.unverified ? " (some entries read from the remote, not hashed here)" : "");
+                tr.unverified ? " (and some hits not: read from a remote and not kept here, or "
+                                "without a result key in ccache's log)"
+                              : "");
     if (s.tu == 0) {
         struct strbuf why = STRBUF_INIT;
         explain_no_tu(env.root, started, &why);

@@ -39,7 +39,8 @@ struct trust_in {
 struct trust_out {
     size_t checked;    /* TUs whose result or items were checked */
     size_t items;      /* split items among them */
-    size_t unverified; /* entries not in the local cache to hash (read from a remote) */
+    size_t unverified; /* hits not checked: an entry not in the local cache to hash (read
+                        * from a remote), or no result key in ccache's log */
     size_t refused;    /* TUs that failed the check (each named by report_error) */
 };
 
