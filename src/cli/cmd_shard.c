@@ -15,7 +15,6 @@
 #include "progress.h"
 #include "remote.h"
 #include "seat.h"
-#include "sha256.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -141,19 +140,6 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-/* The SHA-256 of the cache entry rel (64 hex digits) into hex. 0 or an errno. */
-static int entry_digest(const char *cache, const char *rel, char hex[65])
-{
-    struct strbuf p = STRBUF_INIT, data = STRBUF_INIT;
-    sb_addf(&p, "%s/%s", cache, rel);
-    int e = plat_read_file(sb_str(&p), &data);
-    if (!e)
-        sha256_hex_of(data.buf ? data.buf : "", data.len, hex);
-    sb_release(&p);
-    sb_release(&data);
-    return e;
-}
-
 static char *build_manifest(const char *cell, int i, int n, const struct jobenv *env,
                             int relocatable, const struct jrnl *j, const struct cache_entry *e,
                             size_t ne, double wall)
@@ -218,7 +204,7 @@ static char *build_manifest(const char *cell, int i, int n, const struct jobenv 
         /* what the link job compares when the bytes come from a remote, which keeps the
          * last writer's: shards whose results differ are found from their manifests */
         char hex[65];
-        if (entry_digest(env->cache, e[k].rel, hex) == 0)
+        if (cache_entry_sha(env->cache, e[k].rel, hex) == 0)
             json_object_set_new(ent, "sha256", json_string(hex));
         json_array_append_new(entries, ent);
         sb_release(&p);

@@ -96,6 +96,18 @@ char cache_entry_kind(const char *rel, const char *path)
     return h[3] == 0 ? CACHE_RESULT : h[3] == 1 ? CACHE_MANIFEST : 0;
 }
 
+int cache_entry_sha(const char *cache, const char *rel, char hex[65])
+{
+    struct strbuf p = STRBUF_INIT, data = STRBUF_INIT;
+    sb_addf(&p, "%s/%s", cache, rel);
+    int e = plat_read_file(sb_str(&p), &data);
+    if (!e)
+        sha256_hex_of(data.buf ? data.buf : "", data.len, hex);
+    sb_release(&p);
+    sb_release(&data);
+    return e;
+}
+
 void cache_entry_key(const char *rel, struct strbuf *out)
 {
     const char *p = entry_tail(rel);
@@ -589,8 +601,7 @@ int artifact_extract(const char *path, const char *dir, struct extract_stats *st
     return rc;
 }
 
-int artifact_extract_member(const char *path, const char *rel, const char *dest,
-                            struct strbuf *err)
+int artifact_extract_member(const char *path, const char *rel, const char *dest, struct strbuf *err)
 {
     struct archive *a = open_reader(path, err);
     if (!a)

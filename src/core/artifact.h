@@ -39,6 +39,9 @@ char cache_entry_kind(const char *rel, const char *path);
 /* The key the entry rel stores: rel without its '/'s and its kind letter (the result key
  * ccache logs, and the name its remote storage uses). */
 void cache_entry_key(const char *rel, struct strbuf *out);
+/* The SHA-256 (64 hex digits) of the cache directory's entry rel into hex: 0, or an errno
+ * (ENOENT: not there). */
+int cache_entry_sha(const char *cache, const char *rel, char hex[65]);
 
 /* Writes manifest and the entries of cache_dir to path (temporary file + rename).
  * 0, or EXIT_IO with a message. */

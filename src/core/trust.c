@@ -85,20 +85,6 @@ static const char *entry_sha(json_t *m, const char *key, const char **rel)
     return sha;
 }
 
-/* The SHA-256 of the merged cache's file rel into hex: 0, or an errno (ENOENT: not there,
- * ccache read it from a remote storage and kept no copy). */
-static int file_sha(const char *cache, const char *rel, char hex[65])
-{
-    struct strbuf p = STRBUF_INIT, data = STRBUF_INIT;
-    sb_addf(&p, "%s/%s", cache, rel);
-    int e = plat_read_file(sb_str(&p), &data);
-    if (!e)
-        sha256_hex_of(data.buf ? data.buf : "", data.len, hex);
-    sb_release(&p);
-    sb_release(&data);
-    return e;
-}
-
 /* Whether the bytes under key in the merged cache are what the owner's manifest m records
  * (or, with any_pinned, what any shard that recorded TU tu with that result and pinned
  * records). Names what differs into why; 1 when they match, or cannot be read
@@ -112,7 +98,7 @@ static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const 
         return 0;
     }
     char hex[65];
-    int e = file_sha(in->cache, rel, hex);
+    int e = cache_entry_sha(in->cache, rel, hex);
     if (e == ENOENT) {
         out->unverified++;
         return 1;
@@ -272,7 +258,7 @@ int trust_pinned_owners(const struct trust_in *in, size_t *replaced)
                                                ? entry_sha(in->m[o], res, &rel)
                                                : NULL;
             char hex[65];
-            if (!sha || (file_sha(in->cache, rel, hex) == 0 && !strcmp(hex, sha)))
+            if (!sha || (cache_entry_sha(in->cache, rel, hex) == 0 && !strcmp(hex, sha)))
                 continue; /* guard 6 judges the rest */
             sb_reset(&dest);
             sb_reset(&err);
