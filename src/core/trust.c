@@ -2,12 +2,10 @@
  * (see trust.h). */
 #include "trust.h"
 #include "artifact.h"
-#include "devcode.h"
 #include "exit_status.h"
 #include "job.h"
 #include "partition.h"
 #include "platform.h"
-#include "sha256.h"
 #include "split.h"
 #include "strbuf.h"
 
