@@ -2,7 +2,7 @@
 """The link job's cost on the CMake corpus fixture (tests/corpus/cmake: 13 executables, RDC,
 a -fatbin and a PTX step, a generator pinned), as a ratio to the unsharded build measured
 in the same `shardcc local` run, with where the link job's time went (configure, compiles,
-links and other nvcc calls, other). Goal (ISSUE 13): link job <= 10 % of the unsharded
+links and other nvcc calls, other). Goal: link job <= 10 % of the unsharded
 build. Run for one architecture (sm_90, as the tests build it) and for four (75;80;86;90,
 as farm packages build), since the link job's fixed part (the links) does not grow with the
 architectures and the compiles do; the four twice, with the default (whole TUs, hits in

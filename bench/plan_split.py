@@ -5,7 +5,7 @@ architectures of equal cost (items KEY#compute_80, _86, _89, _90, each the TU's 
 planned by shardcc plan for every N from 2 to 64. ratio = makespan / ideal, ideal =
 max(total / N, longest item); beside the plan's: the plan of the same TUs whole (no items:
 the best TU-level sharding does, bounded below by the longest TU) and the hash partition of
-the items, on the same ideal. Goal: <= 1.05 for N up to 40 (ISSUE 14 item 5). Writes
+the items, on the same ideal. Goal: <= 1.05 for N up to 40. Writes
 bench/results/plan_split.txt."""
 import argparse
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The hand-off through a remote storage against artifacts (ISSUE 16 item 5), measured side by
+"""The hand-off through a remote storage against artifacts (docs/remote.md), measured side by
 side in one run, against real servers started here on free ports: Debian's redis-server and
 nginx with WebDAV PUT.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Split TUs against TU-level sharding, measured (ISSUE 14 item 5).
+"""Split TUs against TU-level sharding, measured (docs/shardcc-wrap.md, SPLIT TUS).
 
 A project shaped like the measured case: one heavy TU built for 8 real architectures (sm_75,
 80, 86, 87, 89, 90, 100, 120) that is most of the build, and 4 light TUs for sm_90 alone,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # windows_stub_cost: the Windows seat's cost per stubbed TU as a ratio to a no-op program,
-# under Wine on this machine (ISSUE 17).
+# under Wine on this machine (docs/windows.md).
 #
 #   bench/windows_stub_cost.sh [--rounds R] [--calls K] [--out FILE]
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Windows CLI's libraries, cross-built on Debian with mingw-w64 from Debian's own source
-# packages (ISSUE 17 item 2): jansson, libyaml, libzstd and libarchive, static, into PREFIX.
+# packages (docs/windows.md): jansson, libyaml, libzstd and libarchive, static, into PREFIX.
 # zlib comes built from Debian's binary package libz-mingw-w64-dev. Debian has no mingw builds
 # of the other four; its source packages are the same sources and patches as its Linux
 # libraries (dpkg-source applies the patches).

@@ -1,5 +1,5 @@
-/* exit_status: the exit statuses of every shardcc program (DESIGN.md), shared by the seat,
- * the modules and the subcommands. */
+/* exit_status: the exit statuses of every shardcc program (docs/design.md, "Exit statuses"),
+ * shared by the seat, the modules and the subcommands. */
 #ifndef SHARDCC_EXIT_STATUS_H
 #define SHARDCC_EXIT_STATUS_H
 

@@ -1,6 +1,7 @@
 /* jobenv: the environment of one job (a shard I of N, or the link job): the seats, the
- * real tools, the journal and the ccache settings of DESIGN.md with the toolchain
- * fingerprint. `shardcc env` prints it; `shard`, `link` and `local` apply it in-process. */
+ * real tools, the journal and the ccache settings of docs/design.md ("The job's environment")
+ * with the toolchain fingerprint. `shardcc env` prints it; `shard`, `link` and `local` apply
+ * it in-process. */
 #ifndef SHARDCC_JOBENV_H
 #define SHARDCC_JOBENV_H
 

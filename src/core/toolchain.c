@@ -1,5 +1,5 @@
 /* toolchain: locating the real compilers behind the seats and digesting them into the
- * fingerprint ccache gets as compiler_check=string:<fp> (DESIGN.md, "fingerprint").
+ * fingerprint ccache gets as compiler_check=string:<fp> (docs/design.md, "The fingerprint").
  * One digest of every program that does real work, computed once per job: faster than
  * ccache's per-call "content" check and it covers cicc and ptxas, which that does not. */
 #include "toolchain.h"

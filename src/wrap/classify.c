@@ -1,5 +1,5 @@
 /* classify: one pass over the canonical argv against the seat's option table, then the
- * decision of DESIGN.md ("What the wrapper does with one call"): info, probe, TU (owned
+ * decision of docs/design.md ("What the seat does with one call"): info, probe, TU (owned
  * or stubbed) or other. Pure: reads the file system only to resolve the source path. */
 #include "classify.h"
 #include "argv.h"

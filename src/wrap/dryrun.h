@@ -1,7 +1,8 @@
 /* dryrun: nvcc's own plan for one call, read from what `nvcc -dryrun` prints, as steps the
  * seat can run itself and as work items (one per virtual architecture, and the host side)
- * that different shards can own. Groundwork of ISSUE 14 items 1 and 3: the seat that runs
- * these steps names every temporary and runs each architecture's device steps anywhere.
+ * that different shards can own. The seat that runs these steps names every temporary
+ * (reproducible objects, pipeline.h) and runs each architecture's device steps anywhere
+ * (split TUs, split.h).
  * libc only (it is seat code).
  *
  * What nvcc prints (13.0, recorded under tests/dryrun/): "#$ NAME=value" lines, its

@@ -1,4 +1,5 @@
-/* split: one TU's device work spread across shards (ISSUE 14 item 3). libc only (seat code).
+/* split: one TU's device work spread across shards (docs/design.md, "Split TUs and device
+ * items"). libc only (seat code).
  *
  * A TU compiled through the pipeline (pipeline.h) is nvcc's plan of steps, and its work
  * items (dryrun.h): one per virtual architecture (device-cpp, cicc, every ptxas reading its

@@ -2,8 +2,8 @@
 # library linked with --no-undefined, RDC and a device link, a -fatbin custom command
 # embedded into a host object, a CUDA_PTX_COMPILATION library, a generator built from CUDA
 # sources and run during the build, CTest tests) through shards and the link job with
-# default options, as ISSUE 13 asks; the link job's executables and libraries are the
-# unsharded build's through the seats byte for byte (ISSUE 14: compare --exact). Sourced after lib.sh by t_corpus_*.sh:
+# default options; the link job's executables and libraries are the unsharded build's
+# through the seats byte for byte (compare --exact). Sourced after lib.sh by t_corpus_*.sh:
 #   corpus GENERATOR N [extras]
 # extras: launcher (a build with its own ccache launcher), stale (a shard's tree reused by
 # the link job).

@@ -41,7 +41,7 @@ expect_fail() { # expect_fail STATUS TEXT CMD...
     ok "exit $want, '$text': $*"
 }
 
-# A copy of a binary file with nvcc's per-run temporary names masked (FIELD-NOTES.md).
+# A copy of a binary file with nvcc's per-run temporary names masked (docs/shardcc-compare.md).
 mask_tmpxft() { # mask_tmpxft IN OUT
     perl -0777 -pe 's/tmpxft_[0-9a-f]{8}_[0-9a-f]{8}/tmpxft_XXXXXXXX_XXXXXXXX/g' <"$1" >"$2"
 }

@@ -1,5 +1,5 @@
-# pipeline.sh: the shard -> merge -> link pipeline on the bundled CMake example, checked the
-# way ISSUE 3 asks (sourced by t_pipeline_*.sh after lib.sh).
+# pipeline.sh: the shard -> merge -> link pipeline on the bundled CMake example, with the
+# checks below (sourced by t_pipeline_*.sh after lib.sh).
 #   pipeline GENERATOR-ARGS... -- N...
 # For each N: N shard builds, each from a clean build tree with a cache of its own; then the
 # link job from a clean tree. Checks, for each N: the link job's library is the same as the

@@ -1,4 +1,4 @@
-# The cell's CUDA is part of the cell (issue 19): shard, link, local and env refuse (status 2,
+# The cell's CUDA is part of the cell: shard, link, local and env refuse (status 2,
 # one annotated line under GitHub Actions) a toolkit whose nvcc reports another release than
 # the cell's --cuda / SHARDCC_CELL_CUDA, before anything is built. A build command that puts
 # another toolkit on PATH itself comes too late (the seat has resolved nvcc): that case is
@@ -27,7 +27,7 @@ expect_fail 2 'is a release X.Y or X.Y.Z' shardcc env --cuda 13
 expect_fail 2 'is a release X.Y or X.Y.Z' shardcc env --cuda cu128
 expect_fail 2 'is a release X.Y or X.Y.Z' env SHARDCC_CELL_CUDA=12.x shardcc env
 
-# the issue's case: the cell is $other, the build command switches PATH itself
+# the case this guards against: the cell is $other, the build command switches PATH itself
 switch="export PATH=/opt/cuda-$other/bin:\$PATH CUDA_HOME=/opt/cuda-$other; $build"
 SHARDCC_CELL_CUDA=$other expect_fail 2 "the cell's CUDA is $other (SHARDCC_CELL_CUDA)" \
     shardcc shard --shard 1/2 --artifact art/ -- sh -c "$switch"

@@ -1,4 +1,4 @@
-# Windows objects (ISSUE 17 items 1 and 3): a project built for Windows by LLVM's clang-cl
+# Windows objects (docs/windows.md): a project built for Windows by LLVM's clang-cl
 # (Debian's clang-cl-14, a real compiler that writes COFF objects), llvm-lib and lld-link,
 # sharded on this machine. Freestanding (no CRT or SDK headers, which are not here): /Zl
 # /GS-, DLLs with /NOENTRY, an executable with /ENTRY. Shaped like a real Windows

@@ -1,5 +1,5 @@
-# compare streams a wheel member too large to hold (issue 20: a 1 MB wheel holding a 1 GiB
-# member took 2.1 GB): two wheels with a 1 GiB member that differ only in nvcc temporary
+# compare streams a wheel member too large to hold (docs/security.md, "Limits on what is
+# read"): two wheels with a 1 GiB member that differ only in nvcc temporary
 # names, one of them across the boundary of compare's 1 MiB window, are the same, in at
 # most 64 MiB of peak memory; a byte changed at 700 MiB is found and named.
 . "$(dirname "$0")/lib.sh"

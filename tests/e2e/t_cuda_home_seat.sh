@@ -97,7 +97,8 @@ expect_eq "the CUDACXX seat runs PATH's nvcc" "$(inshard printenv SHARDCC_REAL_N
 inshard sh -c '"$PYTORCH_NVCC" "$@"' nvcc "${fl[@]}" -o torch-seat.o
 # one cache for both: the fingerprint is the same for both spellings, and the nvcc seat adds
 # the real nvcc's path as spelled to ccache's key, so this call misses rather than getting
-# the torch seat's object (ISSUE 14: two spellings, different keys)
+# the torch seat's object (two spellings, different keys: docs/shardcc-env.md, THE
+# FINGERPRINT)
 inshard sh -c '"$CUDACXX" "$@"' nvcc "${fl[@]}" -o cmake-seat.o
 expect_eq "both compiles went through ccache" "$(journal_count .shardcc/journal.tsv tu cache 0)" "2"
 expect_eq "two spellings of one toolkit: two misses, two entries" \

@@ -2,7 +2,8 @@
 # tests/tools/dryrun_replay, makes nvcc's own outputs: with --objdir-as-tempdir the same
 # bytes as `nvcc` itself for every option mix below, without it the same up to nvcc's temp
 # names; ptxas's -v report reaches stderr unchanged. This is what lets the seat run nvcc's
-# pipeline itself (ISSUE 14): the parse holds every step, file and environment variable.
+# pipeline itself (src/wrap/pipeline.h): the parse holds every step, file and environment
+# variable.
 . "$(dirname "$0")/lib.sh"
 : "${SHARDCC_TEST_TOOLS:?SHARDCC_TEST_TOOLS must name the directory holding dryrun_replay}"
 replay=$SHARDCC_TEST_TOOLS/dryrun_replay

@@ -123,8 +123,8 @@ shardcc shard --shard $empty/7 --cell guards --artifact ../other -- sh -c "$BUIL
 grep -q "owned none" "$T/empty.err" || fail "no warning for an empty shard: $(cat "$T/empty.err")"
 expect_eq "empty shard: artifact members" "$(tar --zstd -tf ../other/shard-guards-$empty-of-7.tar.zst | wc -l)" "1"
 
-# a cache name that the final rename cannot take is refused before any work (issue 20:
-# "" merged and then exited 4; a symbolic link, dangling or not, failed after the merge)
+# a cache name that the final rename cannot take is refused before any work ("", or a
+# symbolic link, dangling or not, would fail only after the merge)
 expect_fail 2 'the cache directory is "": name the directory' shardcc merge --cache "" "$A1" "$A2"
 ln -s "$T/nowhere" ../dangling
 expect_fail 2 'the cache directory "../dangling" is a symbolic link' \

@@ -1,4 +1,4 @@
-# The host seats' modes (ISSUE 13, item 3). By default (SHARDCC_HOST_SEAT=torch) CXX and CC
+# The host seats' modes (docs/shardcc-env.md, --host-seat). By default (SHARDCC_HOST_SEAT=torch) CXX and CC
 # are seats that shard only the TUs of torch extensions (-DTORCH_EXTENSION_NAME=, in either
 # spelling) and run every other call as the real compiler, unjournaled, even under a ccache
 # launcher of the build's; --host-seat shards every host TU; --no-host-seat leaves CXX/CC

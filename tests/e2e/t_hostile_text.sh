@@ -1,4 +1,4 @@
-# One output path for untrusted text (issue 20): a cell name, a TU key, an argument or a
+# One output path for untrusted text (docs/security.md, "Text from another job"): a cell name, a TU key, an argument or a
 # summary's miss key from another job, holding a newline, a carriage return, a forged
 # "::error::" workflow command and a terminal escape, reaches no message, report or
 # markdown raw. Every command that reads them is run, and its whole output checked: no

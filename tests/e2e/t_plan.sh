@@ -70,7 +70,7 @@ shardcc report --artifacts ../art --plan plan.json >"$T/rep.out" || fail "report
 grep -q "planned s" "$T/rep.out" || fail "report: no planned column: $(cat "$T/rep.out")"
 ok "shardcc report --plan: a planned column"
 # a summary with wrong types is refused, not printed as "every guard passed" with inf% and
-# (null) (issue 20)
+# (null)
 for bad in '"hit_rate": "high"' '"tus": -1' '"misses": [{"key": 7}]' '"wall_seconds": 1e308' \
     '"hits": 99' '"cell": null'; do
     python3 - "$T/good-summary.json" "$T/bad-summary.json" "$bad" <<'PY'
@@ -88,8 +88,8 @@ grep -q "planned s" "$T/local.out" && grep -q "hit rate 100.0% (4/4 TUs)" "$T/lo
     fail "local --plan: $(cat "$T/local.out")"
 ok "shardcc local --plan: the plan's shards, a planned column, hit rate 100.0%"
 
-# Compile times that are not a number of seconds from 0 to 10^6 are refused, not summed
-# (issue 20: inf and 1e308 crashed plan, a segfault, before this check)
+# Compile times that are not a number of seconds from 0 to 10^6 are refused, not summed,
+# so that the sums over any number of TUs stay finite (docs/shardcc-plan.md)
 for bad in inf 1e308 nan -1 1000001; do
     printf 'src/add.cu\t%s\nsrc/mul.cu\t2\n' "$bad" >"$T/bad.tsv"
     expect_fail 2 "expected KEY<TAB>SECONDS (a number from 0 to 1000000)" shardcc plan -n 2 "$T/bad.tsv"
@@ -145,7 +145,7 @@ PY
 ok "plan: pinned TUs and device-code outputs are left out of the plan"
 summary
 
-# A plan per cell (issue 15: a farm learns its costs per cell): shardcc plan --per-cell over
+# A plan per cell (a farm learns its costs per cell): shardcc plan --per-cell over
 # two cells' artifacts gives each cell its own section and a default of both; a job follows
 # its cell's section (--cell), a cell the plan lacks the default, and the seat's plan text
 # holds that section only (the seat reads it on every call)

@@ -1,4 +1,4 @@
-# The release and the action's set-up step (issue 19): scripts/build-release.sh makes a
+# The release and the action's set-up step (docs/ci.md): scripts/build-release.sh makes a
 # byte-stable archive of static binaries; ci/github/setup.sh downloads it over HTTP (a real
 # server on localhost standing in for GitHub's releases), checks it and puts it on PATH
 # without building anything; the static CLI passes the artifact fault catalogue

@@ -1,4 +1,4 @@
-# Reproducible objects (ISSUE 14, items 1 and 2): the nvcc seat runs nvcc's own plan (nvcc
+# Reproducible objects (docs/shardcc-wrap.md, THE PIPELINE): the nvcc seat runs nvcc's own plan (nvcc
 # -dryrun) with temporary names of its choosing (src/wrap/pipeline.h), on by default. A CMake
 # project (a shared library of three CUDA TUs, one with -lineinfo, and an executable linked
 # to it) built twice through the seats without sharding, once in the plain phase (shardcc

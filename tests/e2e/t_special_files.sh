@@ -1,4 +1,4 @@
-# Regular files only where a file is expected (issue 20): a FIFO (which blocks its reader
+# Regular files only where a file is expected: a FIFO (which blocks its reader
 # until a writer comes) and a device (/dev/zero, which never ends) are refused by every
 # reader, at once, with the documented status and "not a regular file" — artifacts,
 # journals, plans, cost tables, summaries, YAML, options files, compared files. Every

@@ -1,4 +1,4 @@
-# Split TUs (ISSUE 14 item 3): with --split-archs 4 (SHARDCC_SPLIT_ARCHS), a TU built for 4
+# Split TUs (docs/shardcc-wrap.md, SPLIT TUS): with --split-archs 4 (SHARDCC_SPLIT_ARCHS), a TU built for 4
 # real architectures or more has its device
 # items (one per virtual architecture: device preprocessor, cicc, ptxas) owned by different
 # shards; each owner keeps its items in the seat's store, and the link job assembles the

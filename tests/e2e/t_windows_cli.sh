@@ -1,4 +1,4 @@
-# The Windows CLI under Wine (ISSUE 17 item 2): shardcc.exe cross-built with Debian's
+# The Windows CLI under Wine (docs/windows.md): shardcc.exe cross-built with Debian's
 # mingw-w64 against jansson, libyaml, libzstd and libarchive built from Debian's own
 # source packages (scripts/windows-deps.sh; zlib from libz-mingw-w64-dev), run by Wine.
 # - --version, a usage error's exit status, env --help naming the Windows formats;

@@ -1,4 +1,4 @@
-# The Windows seat under Wine (ISSUE 17 items 1 and 3): shardcc-wrap.exe cross-built with
+# The Windows seat under Wine (docs/windows.md): shardcc-wrap.exe cross-built with
 # Debian's mingw-w64 through the project's own CMake (cmake/mingw-w64-x86_64.cmake) and run
 # by Debian's Wine.
 # - --version answers, with the Windows C library;

@@ -5,7 +5,7 @@ cd "$T"
 mkdir -p src build
 printf '__global__ void k(void) {}\n' >src/a.cu
 eval "$(shardcc env --root . --shard 2/2)" # src/a.cu is owned by shard 2 of 2
-# a printing command creates no cache or journal directory (issue 19); the first seat call
+# a printing command creates no cache or journal directory; the first seat call
 # makes the journal's, ccache the cache
 [ ! -e .shardcc/cache ] && [ ! -e .shardcc/journal.tsv ] || fail "shardcc env created $(ls .shardcc)"
 ok "shardcc env created neither the cache nor the journal"
@@ -43,16 +43,16 @@ expect_fail 2 "ccache was not found" env -u SHARDCC_CCACHE PATH="$SHARDCC_BIN:/n
 expect_fail 2 "SHARDCC_REAL_NVCC is not set" env -u SHARDCC_REAL_NVCC shardcc-nvcc -c ../src/a.cu -o a.o
 expect_fail 2 "SHARDCC_ROOT is not set" env -u SHARDCC_ROOT shardcc-nvcc -c ../src/a.cu -o a.o
 SHARDCC_ROOT=/nonexistent/root expect_fail 2 "/nonexistent/root" shardcc-nvcc -c ../src/a.cu -o a.o
-# a root that is a regular file (issue 20: the seat ran nvcc direct, unpartitioned, exit 0;
-# the CLI said "cannot create" with status 4)
+# a root that is a regular file is status 2, in the seat and in the CLI (not a call run
+# direct, unpartitioned, nor "cannot create" with status 4)
 : >"$T/rootfile"
 SHARDCC_ROOT="$T/rootfile" expect_fail 2 'is not a directory (the project root)' \
     shardcc-nvcc -c ../src/a.cu -o a.o
 expect_fail 2 '--root "'"$T"'/rootfile" is not a directory' shardcc env --root "$T/rootfile"
 expect_fail 2 '--root "'"$T"'/rootfile" is not a directory' \
     shardcc shard --shard 1/2 --root "$T/rootfile" --artifact "$T/art" -- true
-# garbage in the nesting depth (issue 20: atoi took it, and a negative one stretched the
-# loop guard)
+# garbage in the nesting depth is refused (atoi would take it, and a negative one would
+# stretch the loop guard)
 for d in abc -3 "" 1x; do
     SHARDCC_DEPTH="$d" expect_fail 2 "SHARDCC_DEPTH=\"$d\" is not a nesting depth" \
         shardcc-nvcc -c ../src/a.cu -o a.o
@@ -75,7 +75,7 @@ expect_fail 2 'options file "huge.rsp" is larger than 64 MiB' \
 rm -f huge.rsp
 # options files that fan out (each names the next one ten times, 16 levels: within the
 # depth limit, 10^15 files) and options files whose total is too large: the total is
-# capped, in the seat and in classify (issue 20: both expanded without end)
+# capped, in the seat and in classify (uncapped, both would expand without end)
 for i in $(seq 0 14); do
     : >"fan$i"
     for _ in 1 2 3 4 5 6 7 8 9 10; do echo "--options-file fan$((i + 1))" >>"fan$i"; done
@@ -117,7 +117,7 @@ expect_fail 2 'unknown option "--zzzzzz" (see --help)' shardcc local --zzzzzz
 expect_fail 2 'option --root needs a value' shardcc classify --root
 expect_fail 2 '--real-nvcc "/nonexistent/nvcc"' shardcc env --real-nvcc /nonexistent/nvcc
 # a plan without end is no regular file; a regular one is read up to its 64 MiB limit,
-# not until memory runs out (issue 20)
+# not until memory runs out
 SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN=/dev/zero expect_fail 2 \
     'SHARDCC_PLAN="/dev/zero": not a regular file' timeout 60 shardcc-nvcc -c ../src/a.cu -o a.o
 truncate -s 65M huge.tsv
@@ -125,7 +125,7 @@ SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/huge.tsv" expect_fail 2
     "SHARDCC_PLAN=\"$PWD/huge.tsv\": File too large" timeout 60 shardcc-nvcc -c ../src/a.cu -o a.o
 rm -f huge.tsv
 # bad lines in a plan's seat text (shard 7 of 2, -1, no tab, no key, two tabs) are status 2
-# naming the line (issue 20: they fell back to the hash partition without a word)
+# naming the line, never a silent fall back to the hash partition
 for body in 'src/a.cu\t7' 'src/a.cu\t-1' 'src/a.cu 1' '\t1' 'src/a.cu\t1\tx'; do
     printf "shardcc-plan\t2\nsrc/other.cu\t1\n$body\n" >bad-plan.tsv
     SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/bad-plan.tsv" expect_fail 2 \
@@ -162,7 +162,7 @@ sed -i 's/^src\/a.cu\t2$/src\/a.cu\t1/' checked.tsv
 SHARDCC_PHASE=shard SHARDCC_SHARD=1/2 SHARDCC_PLAN="$PWD/checked.tsv" expect_fail 2 \
     'does not match the check on its first line (edited after shardcc wrote it?' shardcc-nvcc -c ../src/a.cu -o a.o
 # standard output that cannot be written (a full disk): status 4 with the reason, for every
-# printing command (issue 20: env and classify exited 4 without a word, --help exited 0)
+# printing command, --help and --version included
 for c in "env" "classify -- nvcc -c a.cu -o a.o" "--help" "plan --help" "--version"; do
     expect_fail 4 "cannot write to standard output: No space left on device" sh -c "shardcc $c >/dev/full"
 done

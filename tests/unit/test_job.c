@@ -82,9 +82,9 @@ static void test_run_build(void **state)
     sb_release(&how);
 }
 
-/* Journal numbers are strict (issue 20): a record whose number fields are not plain
- * decimals within range is skipped like any other malformed line, never counted with
- * atoi's guess (shard "9/2" was shard 9, status "-1x" -1, time "12abc" 12). */
+/* Journal numbers are strict: a record whose number fields are not plain decimals within
+ * range is skipped like any other malformed line, never counted with atoi's guess (which
+ * reads shard "9/2" as shard 9, status "-1x" as -1, time "12abc" as 12). */
 static void test_journal_strict_numbers(void **state)
 {
     (void)state;

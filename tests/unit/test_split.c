@@ -261,7 +261,7 @@ static void test_marker_and_env(void **state)
 
 /* Every owner of a split TU's item writes its marker, and the link job's merge compares the
  * copies byte for byte; nvcc --threads N -dryrun lists the items in a different order from
- * run to run (FIELD-NOTES), so the marker must not follow that order. */
+ * run to run, so the marker must not follow that order. */
 static void test_marker_order(void **state)
 {
     (void)state;
