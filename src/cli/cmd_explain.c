@@ -59,13 +59,9 @@ int cmd_explain(int argc, char **argv)
         free(mo.inputs);
         return EXIT_USAGE;
     }
-    char **files = NULL;
-    size_t n = 0;
-    int rc = merge_expand_inputs(&mo, &files, &n);
+    struct shard_manifests sm;
+    int rc = shard_manifests_load(&mo, &sm);
     free(mo.inputs);
-    json_t **m = NULL;
-    if (!rc)
-        rc = artifact_read_manifests(files, n, &m, CMD);
     struct strbuf jp = STRBUF_INIT;
     if (journal)
         sb_adds(&jp, journal);
@@ -85,17 +81,12 @@ int cmd_explain(int argc, char **argv)
         }
     }
     if (!rc) {
-        size_t k = explain_misses(m, n, &j, stdout);
+        size_t k = explain_misses(sm.m, sm.n, &j, stdout);
         if (!k)
             printf("explain: every TU compile of the link job was a cache hit\n");
     }
     jrnl_release(&j);
-    for (size_t i = 0; m && i < n; i++)
-        json_decref(m[i]);
-    free(m);
-    for (size_t i = 0; i < n; i++)
-        free(files[i]);
-    free(files);
+    shard_manifests_release(&sm);
     sb_release(&jp);
     return rc;
 }

@@ -99,37 +99,24 @@ static void restore_configure(const char *root, const json_t *cmake, int fresh)
 /* What guard 6 (trust.h) reads: the shards' manifests (the artifacts', then the remote's)
  * and the plan the seats used. */
 struct owners {
-    char **files;
-    size_t nf;
-    json_t **m;
-    size_t nm;
+    struct shard_manifests sm;
     struct strbuf plan;
     struct trust_in in;
 };
 
 static void owners_release(struct owners *w)
 {
-    for (size_t i = 0; w->m && i < w->nm; i++)
-        json_decref(w->m[i]);
-    free(w->m);
-    for (size_t i = 0; i < w->nf; i++)
-        free(w->files[i]);
-    free(w->files);
+    shard_manifests_release(&w->sm);
     sb_release(&w->plan);
-    memset(w, 0, sizeof *w);
 }
 
 /* Loads them (after jobenv_apply: SHARDCC_PLAN). An exit status. */
 static int owners_load(struct merge_opts *mo, const struct jobenv *env, int count, struct owners *w)
 {
     memset(w, 0, sizeof *w);
-    int rc = merge_expand_inputs(mo, &w->files, &w->nf);
-    if (!rc && w->nf)
-        rc = artifact_read_manifests(w->files, w->nf, &w->m, CMD);
+    int rc = shard_manifests_load(mo, &w->sm);
     if (rc)
         return rc;
-    w->nm = w->nf;
-    merge_remote_manifests(mo, &w->m, &w->nm);
     const char *pf = getenv("SHARDCC_PLAN");
     int e = pf && *pf ? plat_read_file(pf, &w->plan) : 0;
     if (e) {
@@ -137,10 +124,10 @@ static int owners_load(struct merge_opts *mo, const struct jobenv *env, int coun
         return EXIT_IO;
     }
     w->in = (struct trust_in){.cmd = CMD,
-                              .m = w->m,
-                              .nm = w->nm,
-                              .files = w->files,
-                              .nart = w->nf,
+                              .m = w->sm.m,
+                              .nm = w->sm.n,
+                              .files = w->sm.files,
+                              .nart = w->sm.nfiles,
                               .count = count,
                               .plan = pf && *pf ? sb_str(&w->plan) : NULL,
                               .plan_len = w->plan.len,
@@ -465,24 +452,10 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
                      "cache (listed above)",
                      rate * 100.0, min_rate * 100.0, misses, misses == 1 ? "" : "s");
         rc = EXIT_GUARD;
-        /* why: what each missed TU's owner ran against what this job ran */
-        char **files = NULL;
-        size_t nf = 0;
-        json_t **m = NULL;
-        size_t nm = 0;
-        if (merge_expand_inputs(&mo, &files, &nf) == 0 &&
-            (nf == 0 || artifact_read_manifests(files, nf, &m, CMD) == 0)) {
-            nm = nf;
-            merge_remote_manifests(&mo, &m, &nm); /* the shards the remote gave */
-            fflush(stdout);
-            explain_misses(m, nm, &j, stderr);
-        }
-        for (size_t i = 0; m && i < nm; i++)
-            json_decref(m[i]);
-        free(m);
-        for (size_t i = 0; i < nf; i++)
-            free(files[i]);
-        free(files);
+        /* why: what each missed TU's owner ran against what this job ran (the manifests
+         * guard 6 read) */
+        fflush(stdout);
+        explain_misses(own.sm.m, own.sm.n, &j, stderr);
     }
     /* what shardcc report reads: ROOT/.shardcc/link/summary.json (path from above) */
     json_t *sum =

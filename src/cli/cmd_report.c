@@ -251,18 +251,15 @@ int cmd_report(int argc, char **argv)
         free(mo.inputs);
         return EXIT_USAGE;
     }
-    char **files = NULL;
-    size_t n = 0;
-    int rc = merge_expand_inputs(&mo, &files, &n);
+    struct shard_manifests sm;
+    int rc = shard_manifests_load(&mo, &sm);
     free(mo.inputs);
-    json_t **m = NULL;
-    if (!rc)
-        rc = artifact_read_manifests(files, n, &m, CMD);
-    for (size_t i = 0; i < n; i++)
-        free(files[i]);
-    free(files);
-    if (rc)
+    if (rc) {
+        shard_manifests_release(&sm);
         return rc;
+    }
+    json_t **m = sm.m;
+    size_t n = sm.n;
     const char *c0 = n ? json_string_value(json_object_get(m[0], "cell")) : NULL;
     int many = 0; /* the artifacts of a farm's run: many cells */
     for (size_t i = 1; i < n && !many; i++)
@@ -275,9 +272,7 @@ int cmd_report(int argc, char **argv)
         farm_report(m, n, md);
     }
     if (many || rc) {
-        for (size_t i = 0; i < n; i++)
-            json_decref(m[i]);
-        free(m);
+        shard_manifests_release(&sm);
         return rc;
     }
     struct shard_row *rows = calloc(n ? n : 1, sizeof *rows);
@@ -299,9 +294,7 @@ int cmd_report(int argc, char **argv)
     sb_add_printable(&cellb, c0 ? c0 : "?");
     char *cell = sb_detach(&cellb);
     char *cell_id = c0 ? xstrdup(c0) : NULL; /* as written: a plan's section is named by it */
-    for (size_t i = 0; i < n; i++)
-        json_decref(m[i]);
-    free(m);
+    shard_manifests_release(&sm);
 
     struct strbuf sp = STRBUF_INIT;
     if (summary)

@@ -830,6 +830,30 @@ void merge_remote_manifests(const struct merge_opts *o, json_t ***m, size_t *n)
     sb_release(&err);
 }
 
+int shard_manifests_load(const struct merge_opts *o, struct shard_manifests *sm)
+{
+    memset(sm, 0, sizeof *sm);
+    int rc = merge_expand_inputs(o, &sm->files, &sm->nfiles);
+    if (!rc && sm->nfiles)
+        rc = artifact_read_manifests(sm->files, sm->nfiles, &sm->m, o->cmd);
+    if (rc)
+        return rc;
+    sm->n = sm->nfiles;
+    merge_remote_manifests(o, &sm->m, &sm->n);
+    return EXIT_OK;
+}
+
+void shard_manifests_release(struct shard_manifests *sm)
+{
+    for (size_t i = 0; sm->m && i < sm->n; i++)
+        json_decref(sm->m[i]);
+    free(sm->m);
+    for (size_t i = 0; i < sm->nfiles; i++)
+        free(sm->files[i]);
+    free(sm->files);
+    memset(sm, 0, sizeof *sm);
+}
+
 int merge_run(const struct merge_opts *o, struct merge_result *res)
 {
     memset(res, 0, sizeof *res);

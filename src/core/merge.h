@@ -59,4 +59,18 @@ int merge_run(const struct merge_opts *o, struct merge_result *r);
  * cannot be read or parsed is left out. */
 void merge_remote_manifests(const struct merge_opts *o, json_t ***m, size_t *n);
 
+/* The shards' manifests a command reads: the artifacts' the inputs name (files[i] holds
+ * m[i] for i < nfiles), then, with o->remote, the remote's of the shards no artifact gave
+ * (merge_remote_manifests). */
+struct shard_manifests {
+    char **files;
+    size_t nfiles;
+    json_t **m;
+    size_t n;
+};
+
+/* Returns an exit status (messages printed); *sm is the caller's to release either way. */
+int shard_manifests_load(const struct merge_opts *o, struct shard_manifests *sm);
+void shard_manifests_release(struct shard_manifests *sm);
+
 #endif
