@@ -340,8 +340,10 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
         return rc;
     }
     if (pins)
-        fprintf(stderr, CMD ": %zu pinned TU result%s taken from %s owner's artifact\n", pins,
-                pins == 1 ? "" : "s", pins == 1 ? "its" : "their");
+        fprintf(stderr,
+                CMD ": %zu result%s of what every shard makes (pinned TUs, device code) taken "
+                    "from %s owner's artifact\n",
+                pins, pins == 1 ? "" : "s", pins == 1 ? "its" : "their");
     struct strbuf bypass = STRBUF_INIT;
     if (check_build_command(build, &bypass) != EXIT_OK) {
         report_error(CMD, "%s", sb_str(&bypass));

@@ -57,6 +57,13 @@ static json_t *tu_record(json_t *m, const char *key, const char *result)
     return result ? NULL : any;
 }
 
+/* Whether a manifest's TU record is of one every shard makes: a pinned TU, or a
+ * device-code output made through the seat's store. */
+static int made_everywhere(json_t *t)
+{
+    return json_is_true(json_object_get(t, "pinned")) || json_is_true(json_object_get(t, "device"));
+}
+
 /* The SHA-256 the manifest records for the cache entry whose path is cache/REL with
  * cache_entry_key(REL) == key (a result or a store entry, not a manifest), and REL. */
 static const char *entry_sha(json_t *m, const char *key, const char **rel)
@@ -109,9 +116,8 @@ static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const 
         return 1;
     for (size_t i = 0; any_pinned && i < in->nm; i++) {
         json_t *t = tu_record(in->m[i], tu, key);
-        const char *other = NULL, *osha = t && json_is_true(json_object_get(t, "pinned"))
-                                              ? entry_sha(in->m[i], key, &other)
-                                              : NULL;
+        const char *other = NULL,
+                   *osha = t && made_everywhere(t) ? entry_sha(in->m[i], key, &other) : NULL;
         if (osha && !strcmp(osha, hex))
             return 1;
     }
@@ -140,8 +146,9 @@ static int check_hit(const struct trust_in *in, const struct jrec *r, struct tru
         else
             sb_addf(&why, "it recorded the result %s", res ? res : "none (not cacheable)");
     } else {
-        /* a pinned TU whose owner's copy the link job could not have (a remote's manifest) */
-        int any = json_is_true(json_object_get(t, "pinned")) && index_of(in, s) >= in->nart;
+        /* made in every shard, and the owner's copy out of the link job's reach (a remote's
+         * manifest) */
+        int any = made_everywhere(t) && index_of(in, s) >= in->nart;
         ok = bytes_ok(in, m, r->key, r->result_key, any, out, &why);
     }
     if (!ok)
@@ -248,13 +255,12 @@ int trust_pinned_owners(const struct trust_in *in, size_t *replaced)
         {
             const char *key = json_string_value(json_object_get(t, "key"));
             const char *res = json_string_value(json_object_get(t, "result"));
-            if (!key || !res || !json_is_true(json_object_get(t, "pinned")))
+            if (!key || !res || !made_everywhere(t))
                 continue;
             size_t o = index_of(in, tu_owner(in, key));
             json_t *ot = o < in->nart ? tu_record(in->m[o], key, res) : NULL;
-            const char *rel = NULL, *sha = ot && json_is_true(json_object_get(ot, "pinned"))
-                                               ? entry_sha(in->m[o], res, &rel)
-                                               : NULL;
+            const char *rel = NULL,
+                       *sha = ot && made_everywhere(ot) ? entry_sha(in->m[o], res, &rel) : NULL;
             char hex[65];
             if (!sha || (cache_entry_sha(in->cache, rel, hex) == 0 && !strcmp(hex, sha)))
                 continue; /* guard 6 judges the rest */
@@ -282,7 +288,7 @@ int trust_check(const struct trust_in *in, const struct jrnl *j, struct trust_ou
     for (size_t k = 0; k < j->n; k++) {
         const struct jrec *r = &j->r[k];
         if (!jrec_is_tu(r) || !r->key || r->status != 0 || !r->outcome ||
-            !strcmp(r->action, "stub") || !strcmp(r->action, "device"))
+            !strcmp(r->action, "stub"))
             continue;
         int ok = 1;
         if (!strcmp(r->outcome, "hit") && !r->result_key) {

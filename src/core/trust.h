@@ -11,11 +11,11 @@
  *   - the bytes in the merged cache under that key are the ones the owner's manifest gives
  *     its SHA-256 for.
  * Another shard's marker, items, results or claims ("pinned") never stand in for the
- * owner's. A pinned TU (every shard compiled it, the owner's manifest says so) has copies
- * that differ in the time ccache wrote them: before the build the owner's copy is put in
- * the merged cache (trust_pinned_owners); only when the owner's manifest came from a remote
- * storage (which keeps one copy, the last writer's) may it be any shard's copy whose
- * manifest records the same TU, result key and bytes. */
+ * owner's. A pinned TU or a device-code output (every shard made it, the owner's manifest
+ * says so) has copies that may differ (a pinned TU's in the time ccache wrote them): before
+ * the build the owner's copy is put in the merged cache (trust_pinned_owners); only when
+ * the owner's manifest came from a remote storage (which keeps one copy, the last
+ * writer's) may it be any shard's copy whose manifest records the same TU, key and bytes. */
 #ifndef SHARDCC_TRUST_H
 #define SHARDCC_TRUST_H
 

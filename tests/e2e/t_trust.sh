@@ -24,6 +24,7 @@ set -e
 for n in a b c d; do
     "$CUDACXX" -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c src/$n.cu -o $n.o
 done
+"$CUDACXX" -fatbin -gencode arch=compute_90,code=sm_90 src/a.cu -o a.fatbin # device code: every shard
 SH
 chmod +x build.sh
 shards() { # shards DIR [OPTION...]: the two honest shards into DIR
@@ -37,12 +38,13 @@ shards() { # shards DIR [OPTION...]: the two honest shards into DIR
 link_ok() { # link_ok WHAT DIR: the link job passes and checked every TU
     shardcc link --artifacts "$2" --expect-shards 2 -- ./build.sh 2>"$T/link.err" ||
         fail "$1: the link job failed: $(cat "$T/link.err")"
-    grep -q "4 TUs (.*) checked against their owners' records" "$T/link.err" ||
+    grep -q "5 TUs (.*) checked against their owners' records" "$T/link.err" ||
         fail "$1: no trust line: $(cat "$T/link.err")"
-    ok "$1: the link job passes, $(grep -o '4 TUs ([0-9]* split items)' "$T/link.err") checked"
+    ok "$1: the link job passes, $(grep -o '5 TUs ([0-9]* split items)' "$T/link.err") checked"
 }
 shards good
 link_ok "honest shards" good
+cp a.fatbin a-honest.fatbin
 S1=shard-demo-1-of-2.tar.zst
 S2=shard-demo-2-of-2.tar.zst
 
@@ -82,6 +84,21 @@ expect_fail 3 "the link job assembled it from split items, but its owner, shard 
     shardcc link --artifacts mark --expect-shards 2 -- ./build.sh
 expect_eq "split marker: every TU refused" "$(grep -c 'assembled it from split items' "$T/.err")" 4
 
+# 2b. a device-code output (every shard makes a.fatbin; shard 2 owns src/a.cu) with other
+#     bytes in shard 1's artifact: the merge excuses copies of what every shard makes, the
+#     link job puts the owner's in the cache, and the fatbin is the honest one
+mkdir devbad
+$FORGE good/$S1 devbad/$S1 '
+t = next(t for t in m["tus"] if t.get("device"))
+name = next(e["path"] for e in m["entries"] if e["path"][6:].replace("/", "")[:-1] == t["result"])
+members[name] = members[name][:-1] + bytes([members[name][-1] ^ 1])
+'
+cp good/$S2 devbad/
+link_ok "a device-code output with other bytes from a shard that does not own it" devbad
+grep -q "taken from" "$T/link.err" || fail "the owner's copy not taken: $(cat "$T/link.err")"
+cmp -s a.fatbin a-honest.fatbin || fail "a.fatbin is not the owner's"
+ok "a.fatbin is the owner's, not shard 1's bytes"
+
 # 3. a member with other bytes than the manifest's (the same size)
 mkdir tamper
 $FORGE good/$S2 tamper/$S2 '
@@ -116,7 +133,7 @@ ok "no forged line in the output"
 #    (shard 2 owns src/a.cu): the owner's copy is still the one used
 shards pinned --pin src/a.cu
 link_ok "honest pinned shards" pinned
-grep -q "1 pinned TU result taken from its owner's artifact" "$T/link.err" ||
+grep -q "1 result of what every shard makes (pinned TUs, device code) taken from its owner's artifact" "$T/link.err" ||
     fail "the owner's copy of the pinned TU not taken: $(cat "$T/link.err")"
 ok "the pinned TU's result is its owner's copy"
 cp a.o a-honest.o
