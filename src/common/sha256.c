@@ -54,6 +54,86 @@ static void block(struct sha256 *s, const unsigned char *p)
     s->h[7] += h;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The x86 SHA extensions (SHA-NI: sha256rnds2, sha256msg1, sha256msg2), where the processor
+ * has them: about five times the portable code's speed, which the link job's check of
+ * every artifact member's SHA-256 needs to keep merge as fast as tar. Intrinsics only, no
+ * library: the seat (libc only) links this file too. */
+#include <cpuid.h>
+#include <immintrin.h>
+
+#define SHANI __attribute__((target("sha,sse4.1,ssse3")))
+
+SHANI static void blocks_shani(uint32_t h[8], const unsigned char *p, size_t n)
+{
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1); /* CDAB */
+    __m128i s1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B);  /* EFGH */
+    __m128i s0 = _mm_alignr_epi8(tmp, s1, 8);                                       /* ABEF */
+    s1 = _mm_blend_epi16(s1, tmp, 0xF0);                                            /* CDGH */
+    for (; n; n--, p += 64) {
+        __m128i abef = s0, cdgh = s1, m[4];
+        for (int g = 0; g < 16; g++) { /* four rounds each */
+            __m128i *cur = &m[g % 4], *prev = &m[(g + 3) % 4], *next = &m[(g + 1) % 4];
+            if (g < 4)
+                *cur = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), swap);
+            __m128i msg = _mm_add_epi32(*cur, _mm_loadu_si128((const __m128i *)&K[4 * g]));
+            s1 = _mm_sha256rnds2_epu32(s1, s0, msg);
+            if (g >= 3 && g <= 14) { /* the schedule's next four words */
+                *next = _mm_add_epi32(*next, _mm_alignr_epi8(*cur, *prev, 4));
+                *next = _mm_sha256msg2_epu32(*next, *cur);
+            }
+            s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(msg, 0x0E));
+            if (g >= 1 && g <= 12)
+                *prev = _mm_sha256msg1_epu32(*prev, *cur);
+        }
+        s0 = _mm_add_epi32(s0, abef);
+        s1 = _mm_add_epi32(s1, cdgh);
+    }
+    tmp = _mm_shuffle_epi32(s0, 0x1B);   /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xB1);    /* DCHG */
+    s0 = _mm_blend_epi16(tmp, s1, 0xF0); /* DCBA */
+    s1 = _mm_alignr_epi8(s1, tmp, 8);    /* HGFE */
+    _mm_storeu_si128((__m128i *)&h[0], s0);
+    _mm_storeu_si128((__m128i *)&h[4], s1);
+}
+
+static int use_shani = -1; /* -1: not asked yet */
+
+static int have_shani(void)
+{
+    if (use_shani < 0) {
+        unsigned a, b, c, d;
+        int sse = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3);
+        use_shani = sse && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
+    }
+    return use_shani;
+}
+
+void sha256_portable_only(int on)
+{
+    use_shani = on ? 0 : -1;
+}
+#else
+void sha256_portable_only(int on)
+{
+    (void)on;
+}
+#endif
+
+/* n whole blocks of p into s's state. */
+static void blocks(struct sha256 *s, const unsigned char *p, size_t n)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (have_shani()) {
+        blocks_shani(s->h, p, n);
+        return;
+    }
+#endif
+    for (; n; n--, p += 64)
+        block(s, p);
+}
+
 void sha256_init(struct sha256 *s)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -75,11 +155,12 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
         len -= take;
         if (s->nbuf < 64)
             return;
-        block(s, s->buf);
+        blocks(s, s->buf, 1);
         s->nbuf = 0;
     }
-    for (; len >= 64; p += 64, len -= 64)
-        block(s, p);
+    blocks(s, p, len / 64);
+    p += len / 64 * 64;
+    len %= 64;
     memcpy(s->buf, p, len);
     s->nbuf = len;
 }

@@ -22,5 +22,8 @@ void sha256_final(struct sha256 *s, unsigned char out[32]);
 void sha256_hex(const unsigned char digest[32], char out[65]);
 /* The SHA-256 of data, as 64 hex digits, in one call. */
 void sha256_hex_of(const void *data, size_t len, char out[65]);
+/* With on, the portable code even where the processor has SHA extensions (the unit tests
+ * check both); off, the fastest again. */
+void sha256_portable_only(int on);
 
 #endif

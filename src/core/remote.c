@@ -181,7 +181,7 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
     }
     sb_release(&why);
     /* what ccache would read otherwise, or send into a request line */
-    for (const char *c = ex.buf ? ex.buf : ""; *c; c++)
+    for (const char *c = sb_str(&ex); *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
             sb_addf(err, "\"%s\": a control character in the URL (or in a variable it names)",
                     r->display);

@@ -58,12 +58,38 @@ static void test_str_separates(void **state)
     assert_memory_not_equal(dx, dy, 32);
 }
 
+/* The processor's SHA extensions (where it has them) and the portable code must agree:
+ * the same vectors through both, and a long random input hashed both ways. */
+static void test_both_paths(void **state)
+{
+    (void)state;
+    static unsigned char data[300007];
+    uint32_t x = 2463534242u;
+    for (size_t i = 0; i < sizeof data; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        data[i] = (unsigned char)x;
+    }
+    char fast[65], slow[65];
+    for (size_t len = 0; len < sizeof data; len = len * 3 + 1) {
+        sha256_portable_only(0);
+        sha256_hex_of(data, len, fast);
+        sha256_portable_only(1);
+        sha256_hex_of(data, len, slow);
+        assert_string_equal(fast, slow);
+    }
+    sha256_portable_only(1);
+    test_vectors(state);
+    test_million_a(state);
+    sha256_portable_only(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_million_a),
         cmocka_unit_test(test_str_separates),
+        cmocka_unit_test(test_both_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
