@@ -6,7 +6,6 @@
 #include "job.h"
 #include "partition.h"
 #include "platform.h"
-#include "split.h"
 #include "strbuf.h"
 
 #include <errno.h>
@@ -27,16 +26,62 @@ static json_t *manifest_of(const struct trust_in *in, int shard)
     return i < in->nm ? in->m[i] : NULL;
 }
 
-/* The shard a TU key (or "KEY#ITEM") belongs to by the plan, 0 when the plan is silent. */
-static int plan_says(const struct trust_in *in, const char *key)
+static int made_everywhere(json_t *t);
+
+/* The shard that owns TU key whole: the one whose manifest records it as owned, each shard
+ * having decided by the plan or the partition as the seats did (a split TU's items have
+ * owners of their own: item_owner). What
+ * every shard makes (a pinned TU, device code), or no shard claims, belongs to the plan's
+ * shard where the link job has the plan, else to the partition's. 0 when two shards claim
+ * it, the second into *rival. */
+static int tu_owner(const struct trust_in *in, const char *key, int *rival)
 {
-    return in->plan ? plan_owner(in->plan, in->plan_len, key) : 0;
+    int owner = 0;
+    *rival = 0;
+    for (size_t i = 0; i < in->nm && !*rival; i++) {
+        int shard = (int)json_integer_value(json_object_get(in->m[i], "shard"));
+        size_t x;
+        json_t *t;
+        json_array_foreach(json_object_get(in->m[i], "tus"), x, t)
+        {
+            const char *k = json_string_value(json_object_get(t, "key"));
+            const char *d = json_string_value(json_object_get(t, "decision"));
+            if (!k || strcmp(k, key) || !d || strcmp(d, "owned") || made_everywhere(t))
+                continue;
+            if (owner && owner != shard) {
+                *rival = shard;
+                return 0;
+            }
+            owner = shard;
+        }
+    }
+    if (owner)
+        return owner;
+    int s = in->plan ? plan_owner(in->plan, in->plan_len, key) : 0;
+    return s > 0 && s <= in->count ? s : partition_owner(key, in->count);
 }
 
-static int tu_owner(const struct trust_in *in, const char *key)
+/* Reports two shards' claims of one TU. 0. */
+static int claimed_twice(const struct trust_in *in, const char *key)
 {
-    int s = plan_says(in, key);
-    return s > 0 && s <= in->count ? s : partition_owner(key, in->count);
+    int rival, first = 0;
+    for (size_t i = 0; i < in->nm && !first; i++) { /* the first claimant, for the message */
+        size_t x;
+        json_t *t;
+        json_array_foreach(json_object_get(in->m[i], "tus"), x, t)
+        {
+            const char *k = json_string_value(json_object_get(t, "key"));
+            const char *d = json_string_value(json_object_get(t, "decision"));
+            if (k && !strcmp(k, key) && d && !strcmp(d, "owned") && !made_everywhere(t))
+                first = (int)json_integer_value(json_object_get(in->m[i], "shard"));
+        }
+    }
+    tu_owner(in, key, &rival);
+    report_error(in->cmd,
+                 "%s: shards %d and %d both record it as their own: one of them shipped a TU it "
+                 "does not own",
+                 key, first, rival);
+    return 0;
 }
 
 /* The manifest's record of TU key, the one with result key R when R is given. */
@@ -128,7 +173,9 @@ static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const 
 /* The check of one TU hit from ccache. 1 when it passed. */
 static int check_hit(const struct trust_in *in, const struct jrec *r, struct trust_out *out)
 {
-    int s = tu_owner(in, r->key);
+    int rival, s = tu_owner(in, r->key, &rival);
+    if (!s)
+        return claimed_twice(in, r->key);
     json_t *m = manifest_of(in, s);
     if (!m)
         return 1; /* its shard is missing (--allow-partial): nothing of it was merged */
@@ -175,57 +222,91 @@ static json_t *item_record(json_t *t, const char *name)
     return NULL;
 }
 
-/* The check of one TU the link job assembled from split items (its journal's items k..).
- * 1 when it passed. */
+/* The owner of a split TU's item as every shard that records the TU recorded it (each
+ * computes the same from the plan or round robin), 0 when two disagree or none says. */
+static int item_owner(const struct trust_in *in, const char *key, const char *item)
+{
+    int owner = 0;
+    for (size_t i = 0; i < in->nm; i++) {
+        size_t x;
+        json_t *t;
+        json_array_foreach(json_object_get(in->m[i], "tus"), x, t)
+        {
+            const char *k = json_string_value(json_object_get(t, "key"));
+            json_t *rec = k && !strcmp(k, key) ? item_record(t, item) : NULL;
+            int o = rec ? (int)json_integer_value(json_object_get(rec, "owner")) : 0;
+            if (!rec)
+                continue;
+            if (o < 1 || (owner && o != owner))
+                return 0;
+            owner = o;
+        }
+    }
+    return owner <= in->count ? owner : 0;
+}
+
+/* The check of one TU the link job assembled from split items (its journal's items k..):
+ * every shard that records the TU recorded it as split (none compiled it whole), and each
+ * item is its owner's, under the key the link job looked up. 1 when it passed. */
 static int check_assembled(const struct trust_in *in, const struct jrnl *j, size_t k,
                            struct trust_out *out)
 {
     const struct jrec *r = &j->r[k];
-    int s = tu_owner(in, r->key);
-    json_t *m = manifest_of(in, s);
-    if (!m)
-        return 1;
-    json_t *t = tu_record(m, r->key, NULL);
-    const char *d = t ? json_string_value(json_object_get(t, "decision")) : NULL;
-    if (!d || strcmp(d, "split")) {
+    int split = 0;
+    for (size_t i = 0; i < in->nm; i++) {
+        size_t x;
+        json_t *t;
+        json_array_foreach(json_object_get(in->m[i], "tus"), x, t)
+        {
+            const char *key = json_string_value(json_object_get(t, "key"));
+            const char *d = json_string_value(json_object_get(t, "decision"));
+            if (!key || strcmp(key, r->key) || !d || made_everywhere(t))
+                continue; /* another call of the same source: device code, a pinned TU */
+            int shard = (int)json_integer_value(json_object_get(in->m[i], "shard"));
+            if (!strcmp(d, "owned")) {
+                report_error(in->cmd,
+                             "%s: the link job assembled it from split items, but shard %d of "
+                             "%d compiled it whole: another shard's split marker or items",
+                             r->key, shard, in->count);
+                return 0;
+            }
+            split |= !strcmp(d, "split");
+        }
+    }
+    if (!split) {
         report_error(in->cmd,
-                     "%s: the link job assembled it from split items, but its owner, shard %d "
-                     "of %d, %s: another shard's split marker or items",
-                     r->key, s, in->count, d ? "compiled it whole" : "recorded no such TU");
+                     "%s: the link job assembled it from split items, but no shard recorded it "
+                     "as split",
+                     r->key);
         return 0;
     }
     int ok = 1;
-    struct strbuf why = STRBUF_INIT, pk = STRBUF_INIT;
+    struct strbuf why = STRBUF_INIT;
     for (size_t q = 0; q < j->nitems && ok; q++) {
         const struct jitem *it = &j->items[q];
         if (it->rec != k || !strcmp(it->name, "host"))
             continue;
         out->items++;
-        /* the item's owner as the shards computed it: the plan's, else round robin from the
-         * TU's shard in the items' name order */
-        size_t rank = 0;
-        for (size_t x = 0; x < j->nitems; x++)
-            rank += j->items[x].rec == k && strcmp(j->items[x].name, "host") &&
-                    strcmp(j->items[x].name, it->name) < 0;
-        sb_reset(&pk);
-        sb_addf(&pk, "%s%c%s", r->key, SPLIT_ITEM_SEP, it->name);
-        int o = plan_says(in, sb_str(&pk));
-        if (o < 1 || o > in->count)
-            o = split_item_owner(r->key, rank, in->count);
+        int o = item_owner(in, r->key, it->name);
+        if (!o) {
+            report_error(in->cmd,
+                         "%s: device item %s: the shards do not agree on its owner, or none "
+                         "recorded one",
+                         r->key, it->name);
+            ok = 0;
+            break;
+        }
         json_t *om = manifest_of(in, o);
         if (!om)
-            continue;
+            continue; /* its shard is missing (--allow-partial) */
         json_t *rec = item_record(tu_record(om, r->key, NULL), it->name);
         const char *ik = rec ? json_string_value(json_object_get(rec, "key")) : NULL;
         sb_reset(&why);
         if (!it->key) {
             sb_adds(&why, "the link job found no key for it");
             ok = 0;
-        } else if (!rec || json_integer_value(json_object_get(rec, "owner")) != o) {
-            sb_addf(&why, "shard %d did not record it as its own", o);
-            ok = 0;
         } else if (!ik || strcmp(ik, it->key)) {
-            sb_addf(&why, "shard %d recorded it under %.16s, the link job took %.16s", o,
+            sb_addf(&why, "it recorded the item under %.16s, the link job took %.16s",
                     ik ? ik : "no key", it->key);
             ok = 0;
         } else {
@@ -237,7 +318,6 @@ static int check_assembled(const struct trust_in *in, const struct jrnl *j, size
                          r->key, it->name, o, in->count, sb_str(&why));
     }
     sb_release(&why);
-    sb_release(&pk);
     return ok;
 }
 
@@ -257,7 +337,8 @@ int trust_pinned_owners(const struct trust_in *in, size_t *replaced)
             const char *res = json_string_value(json_object_get(t, "result"));
             if (!key || !res || !made_everywhere(t))
                 continue;
-            size_t o = index_of(in, tu_owner(in, key));
+            int rival;
+            size_t o = index_of(in, tu_owner(in, key, &rival));
             json_t *ot = o < in->nart ? tu_record(in->m[o], key, res) : NULL;
             const char *rel = NULL,
                        *sha = ot && made_everywhere(ot) ? entry_sha(in->m[o], res, &rel) : NULL;

@@ -1,13 +1,14 @@
 /* trust: the link job's check that what its build took from the shards came from the shard
  * that owns it, as that shard recorded it (docs/security.md, "What the link job uses").
  *
- * A TU belongs to one shard: the plan's, else the partition's (partition.h). Its owner's
- * manifest records the TU's ccache result key, or that it split the TU and which shard owns
- * each device item and under which store key, and every cache entry's SHA-256. After the
- * link job's build, for every TU its journal records as a cache hit or as assembled from
- * items:
- *   - the owner's manifest records the TU with that result key (a split: as split, each
- *     item with the owner the link job computes and the item key the link job looked up);
+ * A TU belongs to one shard, which the seats chose by the plan or the partition
+ * (partition.h) and which records it as owned in its manifest, with its ccache result key
+ * and every cache entry's SHA-256; a split TU's device items each to one shard, on whose
+ * owner every shard's manifest agrees. The link job may lack the plan, so the owner is the
+ * one shard that records the TU as owned (two are refused). After the link job's build,
+ * for every TU its journal records as a cache hit or as assembled from items:
+ *   - the owner's manifest records the TU with that result key (a split: no shard compiled
+ *     it whole, and each item's owner recorded it under the key the link job looked up);
  *   - the bytes in the merged cache under that key are the ones the owner's manifest gives
  *     its SHA-256 for.
  * Another shard's marker, items, results or claims ("pinned") never stand in for the

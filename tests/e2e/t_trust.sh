@@ -80,7 +80,7 @@ for p in ("split/shard-demo-1-of-2.tar.zst", "split/shard-demo-2-of-2.tar.zst"):
     members.update({n: d for n, d in other(p)[1].items() if n.endswith("D")})
 '
 cp good/$S2 mark/
-expect_fail 3 "the link job assembled it from split items, but its owner, shard 2 of 2, compiled it whole" \
+expect_fail 3 "the link job assembled it from split items, but shard 2 of 2 compiled it whole" \
     shardcc link --artifacts mark --expect-shards 2 -- ./build.sh
 expect_eq "split marker: every TU refused" "$(grep -c 'assembled it from split items' "$T/.err")" 4
 
