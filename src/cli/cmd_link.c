@@ -123,15 +123,17 @@ static int owners_load(struct merge_opts *mo, const struct jobenv *env, int coun
         report_error(CMD, "cannot read the plan \"%s\": %s", pf, plat_strerror(e));
         return EXIT_IO;
     }
-    w->in = (struct trust_in){.cmd = CMD,
-                              .m = w->sm.m,
-                              .nm = w->sm.n,
-                              .files = w->sm.files,
-                              .nart = w->sm.nfiles,
-                              .count = count,
-                              .plan = pf && *pf ? sb_str(&w->plan) : NULL,
-                              .plan_len = w->plan.len,
-                              .cache = env->cache};
+    w->in =
+        (struct trust_in){.cmd = CMD,
+                          .m = w->sm.m,
+                          .nm = w->sm.n,
+                          .files = w->sm.files,
+                          .nart = w->sm.nfiles,
+                          .count = count,
+                          .planned = w->sm.n && json_is_string(json_object_get(w->sm.m[0], "plan")),
+                          .plan = pf && *pf ? sb_str(&w->plan) : NULL,
+                          .plan_len = w->plan.len,
+                          .cache = env->cache};
     return EXIT_OK;
 }
 

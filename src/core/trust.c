@@ -28,9 +28,10 @@ static json_t *manifest_of(const struct trust_in *in, int shard)
 
 static int made_everywhere(json_t *t);
 
-/* The shard that owns TU key whole: the one whose manifest records it as owned, each shard
- * having decided by the plan or the partition as the seats did (a split TU's items have
- * owners of their own: item_owner). What
+/* The shard that owns TU key whole. Without a plan, the partition's. With one (which the
+ * link job may lack), the one whose manifest records it as owned, each shard having
+ * decided by the plan as the seats did (a split TU's items have owners of their own:
+ * item_owner). What
  * every shard makes (a pinned TU, device code), or no shard claims, belongs to the plan's
  * shard where the link job has the plan, else to the partition's. 0 when two shards claim
  * it, the second into *rival. */
@@ -38,6 +39,8 @@ static int tu_owner(const struct trust_in *in, const char *key, int *rival)
 {
     int owner = 0;
     *rival = 0;
+    if (!in->planned) /* the partition decided: no shard's record is needed, nor believed */
+        return partition_owner(key, in->count);
     for (size_t i = 0; i < in->nm && !*rival; i++) {
         int shard = (int)json_integer_value(json_object_get(in->m[i], "shard"));
         size_t x;

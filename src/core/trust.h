@@ -4,8 +4,9 @@
  * A TU belongs to one shard, which the seats chose by the plan or the partition
  * (partition.h) and which records it as owned in its manifest, with its ccache result key
  * and every cache entry's SHA-256; a split TU's device items each to one shard, on whose
- * owner every shard's manifest agrees. The link job may lack the plan, so the owner is the
- * one shard that records the TU as owned (two are refused). After the link job's build,
+ * owner every shard's manifest agrees. Without a plan the owner is the partition's; with
+ * one (which the link job may lack) it is the one shard that records the TU as owned (two
+ * are refused). After the link job's build,
  * for every TU its journal records as a cache hit or as assembled from items:
  *   - the owner's manifest records the TU with that result key (a split: no shard compiled
  *     it whole, and each item's owner recorded it under the key the link job looked up);
@@ -32,6 +33,7 @@ struct trust_in {
     char **files; /* the artifacts of m[0..nart) */
     size_t nart;
     int count;        /* the shards' N */
+    int planned;      /* the shards were made with a plan (their manifests' "plan") */
     const char *plan; /* the seat's plan text (SHARDCC_PLAN), or NULL */
     size_t plan_len;
     const char *cache; /* the merged cache directory: ccache's entries and the seat's store */

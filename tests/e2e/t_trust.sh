@@ -7,6 +7,8 @@
 #     (exit 3: one shard's claim makes nothing pinned), and with --allow-nondeterministic
 #     guard 6 after the build (exit 3, naming the TU and its owner); both once exit 0;
 #   - a split marker and items for TUs the owners compiled whole: link exit 3 for each TU;
+#   - with a plan the link job lacks, a second shard recording another's TU as its own:
+#     exit 3, both named;
 #   - a member whose bytes are not the manifest's (fix = False): merge exit 4;
 #   - a "plan" or an item key of another shape (a forged ::error:: line): exit 4;
 #   - symbolic links planted for the artifact's temporary name: nothing written through them.
@@ -98,6 +100,30 @@ link_ok "a device-code output with other bytes from a shard that does not own it
 grep -q "taken from" "$T/link.err" || fail "the owner's copy not taken: $(cat "$T/link.err")"
 cmp -s a.fatbin a-honest.fatbin || fail "a.fatbin is not the owner's"
 ok "a.fatbin is the owner's, not shard 1's bytes"
+
+# 2c. shards made with a plan (which the link job is not given): shard 1 also records a TU
+#     the plan gives shard 2 as its own, with other bytes: two claimants, refused
+printf 'src/a.cu\t4\nsrc/b.cu\t3\nsrc/c.cu\t2\nsrc/d.cu\t1\n' >costs.tsv
+shardcc plan -n 2 costs.tsv -o plan.json 2>/dev/null || fail "shardcc plan"
+shards planned --plan plan.json
+link_ok "honest shards with a plan (the link job without it)" planned
+mkdir claim
+$FORGE planned/$S1 claim/$S1 '
+m2, mem2 = other("planned/shard-demo-2-of-2.tar.zst")
+victim = next(t for t in m2["tus"] if t["decision"] == "owned" and not t.get("device"))
+mine = next(t for t in m["tus"] if t["decision"] == "owned" and not t.get("device"))
+def path(mm, key):
+    return next(e["path"] for e in mm["entries"] if e["path"][6:].replace("/", "")[:-1] == key)
+members[path(m2, victim["result"])] = members[path(m, mine["result"])]
+m["tus"] = [t for t in m["tus"] if t["key"] != victim["key"] or t.get("device")]
+m["tus"].append(dict(victim))
+open("victim", "w").write(victim["key"])
+'
+cp planned/$S2 claim/
+victim=$(cat victim)
+expect_fail 3 "$victim: shards" shardcc link --artifacts claim --expect-shards 2 --allow-nondeterministic -- ./build.sh
+grep -q "both record it as their own" "$T/.err" || fail "two claimants not named: $(cat "$T/.err")"
+ok "a TU the plan gives shard 2, claimed by shard 1 too: refused"
 
 # 3. a member with other bytes than the manifest's (the same size)
 mkdir tamper
