@@ -130,6 +130,12 @@ const char *plat_strerror(int e);
  * without a writer) and nothing is read from a device before it is refused. 0 and the
  * descriptor (blocking, close-on-exec), EISDIR, PLAT_ENOTREG or another errno. */
 int plat_open_regular(const char *path, int *fd);
+/* Opens path for reading when it is a regular file and no symbolic link (ELOOP then), with
+ * its number of hard links in *links (1 on Windows). 0, PLAT_ENOTREG, or an errno. */
+int plat_open_lone(const char *path, int *fd, unsigned long *links);
+/* Copies what is left to read of fd into path (replaced), through plat_create_temp and a
+ * rename, 1 MiB at a time: memory stays bounded whatever the size. 0 or an errno. */
+int plat_copy_fd(int fd, const char *path);
 /* Reads a whole regular file (plat_open_regular). 0 or an errno. */
 int plat_read_file(const char *path, struct strbuf *out);
 /* The same, stopping with EFBIG once more than max bytes would have been read. */

@@ -440,6 +440,53 @@ static int open_regular_nb(const char *path, int flags, int *fd, off_t *size)
     return e;
 }
 
+int plat_open_lone(const char *path, int *fd, unsigned long *links)
+{
+    *fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (*fd < 0)
+        return errno;
+    struct stat st;
+    int e = fstat(*fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? PLAT_ENOTREG : 0;
+    if (e) {
+        close(*fd);
+        *fd = -1;
+        return e;
+    }
+    *links = (unsigned long)st.st_nlink;
+    return 0;
+}
+
+int plat_copy_fd(int fd, const char *path)
+{
+    struct strbuf tmp = STRBUF_INIT;
+    int out, e = plat_create_temp(path, 0, &tmp, &out);
+    if (e) {
+        sb_release(&tmp);
+        return e;
+    }
+    char *buf = xmalloc(1u << 20);
+    for (;;) {
+        ssize_t n = read(fd, buf, 1u << 20);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : 0;
+            break;
+        }
+        if ((e = write_all(out, buf, (size_t)n)) != 0)
+            break;
+    }
+    free(buf);
+    if (close(out) != 0 && !e)
+        e = errno;
+    if (!e && rename(sb_str(&tmp), path) != 0)
+        e = errno;
+    if (e)
+        unlink(sb_str(&tmp));
+    sb_release(&tmp);
+    return e;
+}
+
 int plat_open_regular(const char *path, int *fd)
 {
     off_t size;

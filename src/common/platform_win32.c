@@ -1014,6 +1014,47 @@ static int open_regular_h(const char *path, HANDLE *h, unsigned long long *size)
     return 0;
 }
 
+int plat_open_lone(const char *path, int *fd, unsigned long *links)
+{
+    *links = 1; /* hard links are not told apart here (docs/windows.md) */
+    return plat_open_regular(path, fd);
+}
+
+int plat_copy_fd(int fd, const char *path)
+{
+    struct strbuf tmp = STRBUF_INIT;
+    int out, e = plat_create_temp(path, 0, &tmp, &out);
+    if (e) {
+        sb_release(&tmp);
+        return e;
+    }
+    char *buf = xmalloc(1u << 20);
+    for (;;) {
+        int n = _read(fd, buf, 1u << 20);
+        if (n <= 0) {
+            e = n < 0 ? errno : 0;
+            break;
+        }
+        for (int w = 0; w < n && !e;) {
+            int k = _write(out, buf + w, (unsigned)(n - w));
+            if (k <= 0)
+                e = k < 0 ? errno : EIO;
+            w += k > 0 ? k : 0;
+        }
+        if (e)
+            break;
+    }
+    free(buf);
+    if (_close(out) != 0 && !e)
+        e = errno;
+    if (!e)
+        e = plat_rename(sb_str(&tmp), path);
+    if (e)
+        plat_unlink(sb_str(&tmp));
+    sb_release(&tmp);
+    return e;
+}
+
 int plat_open_regular(const char *path, int *fd)
 {
     HANDLE h;

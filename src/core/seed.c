@@ -7,8 +7,6 @@
 #include "strvec.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,45 +26,6 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* A copy of the open file fd into to, through a temporary file beside it, 1 MiB at a time
- * (a seed on another file system may be larger than memory). 0 or an errno. */
-static int stream_copy(int fd, const char *to)
-{
-    struct strbuf tmp = STRBUF_INIT;
-    int out, e = plat_create_temp(to, 0, &tmp, &out);
-    if (e) {
-        sb_release(&tmp);
-        return e;
-    }
-    char *buf = xmalloc(1u << 20);
-    for (;;) {
-        ssize_t n = read(fd, buf, 1u << 20);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            e = n < 0 ? errno : 0;
-            break;
-        }
-        for (ssize_t w = 0; w < n && !e;) {
-            ssize_t k = write(out, buf + w, (size_t)(n - w));
-            if (k < 0 && errno != EINTR)
-                e = errno;
-            w += k > 0 ? k : 0;
-        }
-        if (e)
-            break;
-    }
-    free(buf);
-    if (close(out) != 0 && !e)
-        e = errno;
-    if (!e)
-        e = plat_rename(sb_str(&tmp), to);
-    if (e)
-        plat_unlink(sb_str(&tmp));
-    sb_release(&tmp);
-    return e;
-}
-
 /* Entry from of the seed whose real root is root, as to: a hard link, else a streamed copy
  * (another file system). Only a regular file with one link, inside the root, is taken: a
  * hard link to a file elsewhere, or a symbolic link out of the root, would put a file the
@@ -75,17 +34,19 @@ static int stream_copy(int fd, const char *to)
 static int take_entry(const char *root, const char *from, const char *to, const char **why)
 {
     *why = NULL;
-    int fd = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ELOOP ? (*why = "a symbolic link", EPERM) : errno;
-    struct stat st;
+    int fd;
+    unsigned long links;
+    int e = plat_open_lone(from, &fd, &links);
+    if (e == ELOOP)
+        return *why = "a symbolic link", EPERM;
+    if (e == PLAT_ENOTREG)
+        return *why = "not a regular file", EPERM;
+    if (e)
+        return e;
     struct strbuf real = STRBUF_INIT;
-    int e = fstat(fd, &st) != 0 ? errno : 0;
-    if (!e && !S_ISREG(st.st_mode))
-        *why = "not a regular file", e = EPERM;
-    else if (!e && st.st_nlink != 1)
+    if (links != 1)
         *why = "a file with more than one hard link (one may be outside the seed)", e = EPERM;
-    else if (!e && (e = plat_realpath(from, &real)) == 0 &&
+    else if ((e = plat_realpath(from, &real)) == 0 &&
              !(strncmp(sb_str(&real), root, strlen(root)) == 0 &&
                strchr("/\\", sb_str(&real)[strlen(root)]) && sb_str(&real)[strlen(root)]))
         *why = "outside the seed (through a symbolic link)", e = EPERM;
@@ -96,8 +57,8 @@ static int take_entry(const char *root, const char *from, const char *to, const 
         free(dir);
     }
     if (!e && link(from, to) != 0 && errno != EEXIST)
-        e = stream_copy(fd, to);
-    close(fd);
+        e = plat_copy_fd(fd, to);
+    plat_close(fd);
     return e;
 }
 
