@@ -158,6 +158,10 @@ long plat_pid(void);
 #ifndef SHARDCC_PLATFORM_EXTRA
 #define SHARDCC_PLATFORM_EXTRA
 int plat_is_dir(const char *path);
+/* What path names, a final symbolic link not followed (Windows: no link is told apart,
+ * docs/windows.md). */
+enum plat_kind { PLAT_ABSENT, PLAT_FILE, PLAT_DIR, PLAT_SYMLINK, PLAT_OTHER };
+enum plat_kind plat_kind_of(const char *path);
 /* A file's last modification, in microseconds since the epoch (not following a symbolic
  * link on POSIX); *is_dir says whether it is a directory. 0 or an errno. */
 int plat_mtime(const char *path, long long *usec, int *is_dir);

@@ -440,6 +440,17 @@ static int open_regular_nb(const char *path, int flags, int *fd, off_t *size)
     return e;
 }
 
+enum plat_kind plat_kind_of(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return PLAT_ABSENT;
+    return S_ISREG(st.st_mode)   ? PLAT_FILE
+           : S_ISDIR(st.st_mode) ? PLAT_DIR
+           : S_ISLNK(st.st_mode) ? PLAT_SYMLINK
+                                 : PLAT_OTHER;
+}
+
 int plat_open_lone(const char *path, int *fd, unsigned long *links)
 {
     *fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

@@ -1014,6 +1014,17 @@ static int open_regular_h(const char *path, HANDLE *h, unsigned long long *size)
     return 0;
 }
 
+enum plat_kind plat_kind_of(const char *path)
+{
+    wchar_t *w = wide(path);
+    DWORD a = GetFileAttributesW(w);
+    free(w);
+    return a == INVALID_FILE_ATTRIBUTES         ? PLAT_ABSENT
+           : (a & FILE_ATTRIBUTE_DIRECTORY)     ? PLAT_DIR
+           : (a & FILE_ATTRIBUTE_REPARSE_POINT) ? PLAT_OTHER
+                                                : PLAT_FILE;
+}
+
 int plat_open_lone(const char *path, int *fd, unsigned long *links)
 {
     *links = 1; /* hard links are not told apart here (docs/windows.md) */

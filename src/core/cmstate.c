@@ -5,23 +5,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define WALK_DEPTH 6
 #define WALK_DIRS 20000
 #define DIR_MAX 1024
-
-static int is_file(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int is_real_dir(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* CMakeFiles/<version>/: a version starts with a digit and holds [0-9A-Za-z.+-] */
 static int version_ok(const char *v, size_t n)
@@ -170,7 +157,7 @@ static json_t *collect_dir(const char *root, const char *rel, struct strvec *not
             sb_addf(&path, "%s/%s", sb_str(&p), in.v[i]);
             if (json_object_size(files) >= CMSTATE_MAX_FILES)
                 sb_addf(&why, "more than %d files", CMSTATE_MAX_FILES);
-            else if (!is_file(sb_str(&path)) ||
+            else if (plat_kind_of(sb_str(&path)) != PLAT_FILE ||
                      add_text(files, sb_str(&name), sb_str(&path), notes, rel))
                 sb_adds(&why, "a file it needs cannot be read");
             sb_release(&name);
@@ -214,10 +201,10 @@ json_t *cmstate_collect(const char *root, struct strvec *notes)
         if (*rel) {
             sb_reset(&probe);
             sb_addf(&probe, "%s/CMakeCache.txt", sb_str(&full));
-            int cache = is_file(sb_str(&probe));
+            int cache = plat_kind_of(sb_str(&probe)) == PLAT_FILE;
             sb_reset(&probe);
             sb_addf(&probe, "%s/CMakeFiles", sb_str(&full));
-            if (cache && is_real_dir(sb_str(&probe))) {
+            if (cache && plat_kind_of(sb_str(&probe)) == PLAT_DIR) {
                 json_t *files = dir_ok(rel) ? collect_dir(root, rel, notes) : NULL;
                 if (files && json_array_size(out) < CMSTATE_MAX_DIRS)
                     json_array_append_new(out, json_pack("{s:s, s:o}", "dir", rel, "files", files));
@@ -238,7 +225,7 @@ json_t *cmstate_collect(const char *root, struct strvec *notes)
                 continue;
             sb_reset(&probe);
             sb_addf(&probe, "%s/%s", sb_str(&full), names.v[i]);
-            if (!is_real_dir(sb_str(&probe)))
+            if (plat_kind_of(sb_str(&probe)) != PLAT_DIR)
                 continue;
             sb_reset(&probe);
             sb_addf(&probe, "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
@@ -338,8 +325,8 @@ static int no_links(const char *root, const char *rel)
         const char *end = strchr(c, '/');
         size_t n = end ? (size_t)(end - c) : strlen(c);
         sb_addf(&p, "/%.*s", (int)n, c);
-        struct stat st;
-        if (lstat(sb_str(&p), &st) == 0 && !S_ISDIR(st.st_mode))
+        enum plat_kind k = plat_kind_of(sb_str(&p));
+        if (k != PLAT_ABSENT && k != PLAT_DIR)
             ok = 0;
         c += n + (end ? 1 : 0);
     }

@@ -11,7 +11,6 @@
 #include "strvec.h"
 
 #include <dirent.h>
-#include <sys/stat.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -858,12 +857,12 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
 {
     memset(res, 0, sizeof *res);
     /* what the final rename needs, checked before the work: a name, not a symbolic link */
-    struct stat lst;
+
     if (!*o->cache) {
         report_error(o->cmd, "the cache directory is \"\": name the directory to merge into");
         return EXIT_USAGE;
     }
-    if (lstat(o->cache, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    if (plat_kind_of(o->cache) == PLAT_SYMLINK) {
         report_error(o->cmd,
                      "the cache directory \"%s\" is a symbolic link: name a new directory "
                      "(the merged cache is renamed into place)",
