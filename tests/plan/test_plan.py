@@ -151,21 +151,21 @@ def main():
         rc, _, stdout, _ = plan(sh, ["-n", "2", "-o", out, t1])
         check(rc == 0 and stdout == "" and json.load(open(out))["n"] == 2, "-o writes the file, not stdout")
         # linear in the distinct keys, not quadratic: 10x the keys may take about 10x the time,
-        # not 100x; timed side by side, so a slow or sanitized build passes as well as a fast
-        # one (100k keys take under 1 s here)
+        # not 100x; timed side by side, the best of 3, so a slow or sanitized build, or a
+        # loaded machine, passes as well as a fast one (100k keys take under 1 s here)
         took = {}
         for n in (10000, 100000):
             t = table(d, "k%d.tsv" % n, [("src/k%06d.cu" % i, (i * 7919) % 1000 / 100.0) for i in range(n)])
             best = None
-            for _ in range(2):
+            for _ in range(3):
                 t0 = time.monotonic()
                 rc, pl, _, err = plan(sh, ["-n", "20", t])
                 el = time.monotonic() - t0
                 best = el if best is None else min(best, el)
             took[n] = best
             check(rc == 0 and len(pl["assign"]) == n, "%d keys: planned in %.2f s" % (n, best))
-        check(took[100000] < 30 * took[10000] + 0.2,
-              "10x the keys: %.2f s against %.2f s (linear: ~10x; the limit 30x + 0.2 s)" % (took[100000], took[10000]))
+        check(took[100000] < 30 * took[10000] + 0.5,
+              "10x the keys: %.2f s against %.2f s (linear: ~10x; the limit 30x + 0.5 s)" % (took[100000], took[10000]))
     print("%d checks, %d failed" % (CHECKS, len(FAILS)))
     sys.exit(1 if FAILS else 0)
 
