@@ -69,11 +69,9 @@ static int extract_into(const char *art, const char *x, const char *cmd)
     int rc = artifact_extract(art, x, &st, &err);
     if (rc)
         report_error(cmd, "--seed-from: %s", sb_str(&err));
-    else {
-        json_decref(st.differing);
-        json_decref(st.members);
-        json_decref(st.digests);
-    }
+    json_decref(st.differing);
+    json_decref(st.members);
+    json_decref(st.digests);
     sb_release(&err);
     return rc;
 }

@@ -146,6 +146,7 @@ static void stats_release(struct extract_stats *st)
 {
     json_decref(st->differing);
     json_decref(st->members);
+    json_decref(st->digests);
 }
 
 static void merge(char **files, size_t n)
