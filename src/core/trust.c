@@ -34,14 +34,13 @@ static int made_everywhere(json_t *t);
  * item_owner). What
  * every shard makes (a pinned TU, device code), or no shard claims, belongs to the plan's
  * shard where the link job has the plan, else to the partition's. 0 when two shards claim
- * it, the second into *rival. */
-static int tu_owner(const struct trust_in *in, const char *key, int *rival)
+ * it, the two into claims[0] and claims[1]. */
+static int tu_owner(const struct trust_in *in, const char *key, int claims[2])
 {
     int owner = 0;
-    *rival = 0;
     if (!in->planned) /* the partition decided: no shard's record is needed, nor believed */
         return partition_owner(key, in->count);
-    for (size_t i = 0; i < in->nm && !*rival; i++) {
+    for (size_t i = 0; i < in->nm; i++) {
         int shard = (int)json_integer_value(json_object_get(in->m[i], "shard"));
         size_t x;
         json_t *t;
@@ -52,7 +51,8 @@ static int tu_owner(const struct trust_in *in, const char *key, int *rival)
             if (!k || strcmp(k, key) || !d || strcmp(d, "owned") || made_everywhere(t))
                 continue;
             if (owner && owner != shard) {
-                *rival = shard;
+                claims[0] = owner;
+                claims[1] = shard;
                 return 0;
             }
             owner = shard;
@@ -64,26 +64,13 @@ static int tu_owner(const struct trust_in *in, const char *key, int *rival)
     return s > 0 && s <= in->count ? s : partition_owner(key, in->count);
 }
 
-/* Reports two shards' claims of one TU. 0. */
-static int claimed_twice(const struct trust_in *in, const char *key)
+/* Reports two shards' claims of one TU (tu_owner's claims). 0. */
+static int claimed_twice(const struct trust_in *in, const char *key, const int claims[2])
 {
-    int rival, first = 0;
-    for (size_t i = 0; i < in->nm && !first; i++) { /* the first claimant, for the message */
-        size_t x;
-        json_t *t;
-        json_array_foreach(json_object_get(in->m[i], "tus"), x, t)
-        {
-            const char *k = json_string_value(json_object_get(t, "key"));
-            const char *d = json_string_value(json_object_get(t, "decision"));
-            if (k && !strcmp(k, key) && d && !strcmp(d, "owned") && !made_everywhere(t))
-                first = (int)json_integer_value(json_object_get(in->m[i], "shard"));
-        }
-    }
-    tu_owner(in, key, &rival);
     report_error(in->cmd,
                  "%s: shards %d and %d both record it as their own: one of them shipped a TU it "
                  "does not own",
-                 key, first, rival);
+                 key, claims[0], claims[1]);
     return 0;
 }
 
@@ -176,9 +163,9 @@ static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const 
 /* The check of one TU hit from ccache. 1 when it passed. */
 static int check_hit(const struct trust_in *in, const struct jrec *r, struct trust_out *out)
 {
-    int rival, s = tu_owner(in, r->key, &rival);
+    int claims[2], s = tu_owner(in, r->key, claims);
     if (!s)
-        return claimed_twice(in, r->key);
+        return claimed_twice(in, r->key, claims);
     json_t *m = manifest_of(in, s);
     if (!m)
         return 1; /* its shard is missing (--allow-partial): nothing of it was merged */
@@ -340,8 +327,8 @@ int trust_pinned_owners(const struct trust_in *in, size_t *replaced)
             const char *res = json_string_value(json_object_get(t, "result"));
             if (!key || !res || !made_everywhere(t))
                 continue;
-            int rival;
-            size_t o = index_of(in, tu_owner(in, key, &rival));
+            int claims[2];
+            size_t o = index_of(in, tu_owner(in, key, claims));
             json_t *ot = o < in->nart ? tu_record(in->m[o], key, res) : NULL;
             const char *rel = NULL,
                        *sha = ot && made_everywhere(ot) ? entry_sha(in->m[o], res, &rel) : NULL;
