@@ -163,7 +163,7 @@ static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const 
 /* The check of one TU hit from ccache. 1 when it passed. */
 static int check_hit(const struct trust_in *in, const struct jrec *r, struct trust_out *out)
 {
-    int claims[2], s = tu_owner(in, r->key, claims);
+    int claims[2] = {0, 0}, s = tu_owner(in, r->key, claims);
     if (!s)
         return claimed_twice(in, r->key, claims);
     json_t *m = manifest_of(in, s);
@@ -327,7 +327,7 @@ int trust_pinned_owners(const struct trust_in *in, size_t *replaced)
             const char *res = json_string_value(json_object_get(t, "result"));
             if (!key || !res || !made_everywhere(t))
                 continue;
-            int claims[2];
+            int claims[2] = {0, 0};
             size_t o = index_of(in, tu_owner(in, key, claims));
             json_t *ot = o < in->nart ? tu_record(in->m[o], key, res) : NULL;
             const char *rel = NULL,
