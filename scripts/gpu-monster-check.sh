@@ -4,9 +4,9 @@
 # its backward TU alone is most of an hour of compiles on one core), sharded N ways with
 # split TUs, the shards side by side on the one machine, each in its own mount namespace
 # so that every job is at the same path and shares /tmp (as the jobs of a self-hosted
-# runner do). Then the link job, the package's own tests on the GPU against the link job's
-# wheel, the unsharded build through the seats (shardcc env --plain), and the link job's
-# wheel compared with it byte for byte (compare --exact).
+# runner do). Then the link job and the package's own tests on the GPU against the link
+# job's wheel, with the unsharded build through the seats (shardcc env --plain) running
+# beside them, and the link job's wheel compared with it byte for byte (compare --exact).
 #   scripts/gpu-monster-check.sh start          lays out /tmp/shardcc-monster and starts the
 #                                               run in a session of its own (setsid)
 #   scripts/gpu-monster-check.sh wait OUT [S]   waits up to S seconds (default 560) for the
@@ -84,6 +84,12 @@ drive() {
     for i in $(seq 1 "$n"); do tail -2 "$W/shard$i.log" | sed "s/^/shard $i: /"; done
     [ "$failed" = 0 ] || { echo "gpu-monster-check: FAIL: a shard failed"; echo DONE >>"$W/times.txt"; exit 1; }
 
+    # the unsharded build starts now, beside the link job and the tests (light on the
+    # processors: an assembly and one host TU, then the GPU): the device time a session has
+    # does not hold the two one after the other
+    echo "== the unsharded build through the seats (shardcc env --plain), started beside the link job"
+    job plain sh -c "eval \"\$(shardcc env --plain)\" && $build" &
+    local plain_pid=$!
     echo "== the link job"
     job link shardcc link --artifacts "$W/arts" --expect-shards "$n" --split-archs "$split" --clean "$clean" \
         -- sh -c "$build" || { tail -30 "$W/link.log"; echo DONE >>"$W/times.txt"; exit 1; }
@@ -98,9 +104,8 @@ drive() {
             test_causal_conv1d.py 2>&1 | tail -5) || echo "gpu-monster-check: FAIL: the tests"
     fi
 
-    echo "== the unsharded build through the seats (shardcc env --plain)"
-    job plain sh -c "eval \"\$(shardcc env --plain)\" && $build" ||
-        { tail -30 "$W/plain.log"; echo DONE >>"$W/times.txt"; exit 1; }
+    echo "== waiting for the unsharded build"
+    wait "$plain_pid" || { tail -30 "$W/plain.log"; echo DONE >>"$W/times.txt"; exit 1; }
     echo "== compare --exact: the link job's wheel and the unsharded one"
     shardcc compare --exact "$W"/link/dist/* "$W"/plain/dist/* || echo "gpu-monster-check: FAIL: compare"
     echo "== times (s): job, wall, exit"
