@@ -133,7 +133,10 @@ static int owners_load(struct merge_opts *mo, const struct jobenv *env, int coun
                           .planned = w->sm.n && json_is_string(json_object_get(w->sm.m[0], "plan")),
                           .plan = pf && *pf ? sb_str(&w->plan) : NULL,
                           .plan_len = w->plan.len,
-                          .cache = env->cache};
+                          .cache = env->cache,
+                          .remote = mo->remote,
+                          .run = mo->run,
+                          .cell = mo->cell_name};
     return EXIT_OK;
 }
 
@@ -344,7 +347,7 @@ static int link_job(int argc, char **argv, struct remote **remote_out, char **ru
     if (pins)
         fprintf(stderr,
                 CMD ": %zu result%s of what every shard makes (pinned TUs, device code) taken "
-                    "from %s owner's artifact\n",
+                    "from %s owner (its artifact, or its own copy in the remote)\n",
                 pins, pins == 1 ? "" : "s", pins == 1 ? "its" : "their");
     struct strbuf bypass = STRBUF_INIT;
     if (check_build_command(build, &bypass) != EXIT_OK) {

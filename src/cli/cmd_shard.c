@@ -15,6 +15,7 @@
 #include "progress.h"
 #include "remote.h"
 #include "seat.h"
+#include "trust.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -300,14 +301,64 @@ static void hint_placeholders(const char *journal)
     jrnl_release(&j);
 }
 
-/* Puts what the remote lacks of the shard's entries (ccache put its own during the build,
- * unless the remote was down), then the manifest, and checks each is there: ccache takes a
- * remote that fails for a miss and carries on, so its silence proves nothing. */
-static int publish_remote(struct remote *r, const char *cache, const struct cache_entry *e,
-                          size_t n, const char *manifest_name, const char *manifest, int i,
-                          int count)
+/* Puts rel's bytes (at cache/rel) under name and checks that they are there. An exit status,
+ * the failure named. */
+static int put_checked(struct remote *r, const char *cache, const char *rel, const char *name,
+                       int i, int count)
 {
-    struct strbuf name = STRBUF_INIT, err = STRBUF_INIT, data = STRBUF_INIT, p = STRBUF_INIT;
+    struct strbuf p = STRBUF_INIT, data = STRBUF_INIT, err = STRBUF_INIT;
+    uint64_t size = 0;
+    int rc = EXIT_OK;
+    sb_addf(&p, "%s/%s", cache, rel);
+    int fe = plat_read_file(sb_str(&p), &data);
+    if (fe) {
+        report_error(CMD, "cannot read \"%s\": %s", sb_str(&p), plat_strerror(fe));
+        rc = EXIT_IO;
+    } else if (remote_put(r, name, data.buf ? data.buf : "", data.len, &err) ||
+               remote_stat(r, name, &size, &err) != 1 || size != data.len) {
+        report_error(CMD,
+                     "shard %d/%d: the remote did not take the cache entry %s (as %s): %s; the "
+                     "link job would miss it",
+                     i, count, rel, name, err.len ? sb_str(&err) : "it is not there after the PUT");
+        rc = EXIT_IO;
+    }
+    sb_release(&p);
+    sb_release(&data);
+    sb_release(&err);
+    return rc;
+}
+
+/* Puts this shard's own copy of what every shard makes (pinned TUs' results, device-code
+ * outputs: the remote keeps one copy under the entry's name, the last writer's) under a
+ * name of its own, where the link job takes the owner's (trust.h). */
+static int publish_own_copies(struct remote *r, const char *cache, const char *manifest,
+                              const char *run, const char *cell, int i, int count)
+{
+    json_t *m = json_loads(manifest, 0, NULL);
+    const char **rels = NULL;
+    size_t n = m ? trust_own_copies(m, &rels) : 0;
+    struct strbuf name = STRBUF_INIT;
+    int rc = EXIT_OK;
+    for (size_t k = 0; k < n && !rc; k++) {
+        sb_reset(&name);
+        if (remote_copy_name(run, cell, i, count, rels[k], &name) == 0)
+            rc = put_checked(r, cache, rels[k], sb_str(&name), i, count);
+    }
+    free(rels);
+    json_decref(m);
+    sb_release(&name);
+    return rc;
+}
+
+/* Puts what the remote lacks of the shard's entries (ccache put its own during the build,
+ * unless the remote was down), this shard's own copies of what every shard makes, then the
+ * manifest, and checks each is there: ccache takes a remote that fails for a miss and
+ * carries on, so its silence proves nothing. */
+static int publish_remote(struct remote *r, const char *cache, const struct cache_entry *e,
+                          size_t n, const char *manifest_name, const char *manifest,
+                          const char *run, const char *cell, int i, int count)
+{
+    struct strbuf name = STRBUF_INIT, err = STRBUF_INIT, data = STRBUF_INIT;
     size_t put = 0, there = 0;
     uint64_t t0 = plat_monotonic_us();
     int rc = EXIT_OK;
@@ -321,27 +372,19 @@ static int publish_remote(struct remote *r, const char *cache, const struct cach
             there++;
             continue;
         }
-        sb_reset(&p);
-        sb_addf(&p, "%s/%s", cache, e[k].rel);
-        sb_reset(&data); /* plat_read_file appends */
-        int fe = st < 0 ? 0 : plat_read_file(sb_str(&p), &data);
-        if (fe) {
-            report_error(CMD, "cannot read \"%s\": %s", sb_str(&p), plat_strerror(fe));
-            rc = EXIT_IO;
-            break;
-        }
-        if (st < 0 || remote_put(r, sb_str(&name), data.buf ? data.buf : "", data.len, &err) ||
-            remote_stat(r, sb_str(&name), &size, &err) != 1 || size != data.len) {
+        if (st < 0) {
             report_error(CMD,
                          "shard %d/%d: the remote did not take the cache entry %s: %s; the link "
                          "job would miss it",
-                         i, count, e[k].rel,
-                         err.len ? sb_str(&err) : "it is not there after the PUT");
+                         i, count, e[k].rel, sb_str(&err));
             rc = EXIT_IO;
             break;
         }
-        put++;
+        rc = put_checked(r, cache, e[k].rel, sb_str(&name), i, count);
+        put += !rc;
     }
+    if (!rc)
+        rc = publish_own_copies(r, cache, manifest, run, cell, i, count);
     if (!rc) {
         size_t len = strlen(manifest);
         if (remote_put(r, manifest_name, manifest, len, &err) ||
@@ -362,7 +405,6 @@ static int publish_remote(struct remote *r, const char *cache, const struct cach
     sb_release(&name);
     sb_release(&err);
     sb_release(&data);
-    sb_release(&p);
     return rc;
 }
 
@@ -652,8 +694,8 @@ int cmd_shard(int argc, char **argv)
     if (env.remote && !env.remote->read_only) {
         struct strbuf mname = STRBUF_INIT;
         remote_manifest_name(env.run_id, cell, o.shard, o.count, &mname);
-        rc = publish_remote(env.remote, env.cache, ents, nents, sb_str(&mname), manifest, o.shard,
-                            o.count);
+        rc = publish_remote(env.remote, env.cache, ents, nents, sb_str(&mname), manifest,
+                            env.run_id, cell, o.shard, o.count);
         sb_release(&mname);
     }
     free(manifest);

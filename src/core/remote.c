@@ -402,6 +402,18 @@ void remote_manifest_name(const char *run, const char *cell, int i, int n, struc
     sb_addf(out, "shardcc/run/%s/%s/shard-%d-of-%d.json", run, cell, i, n);
 }
 
+int remote_copy_name(const char *run, const char *cell, int i, int n, const char *rel,
+                     struct strbuf *out)
+{
+    if (!cache_entry_name_ok(rel))
+        return -1;
+    sb_addf(out, "shardcc/run/%s/%s/shard-%d-of-%d/", run, cell, i, n);
+    for (const char *c = rel; *c; c++)
+        if (*c != '/')
+            sb_addc(out, *c);
+    return 0;
+}
+
 /* ---- the connection ---- */
 
 /* The most bytes one answer may carry: the caller's cap (remote_get_max), else 2 GiB. */

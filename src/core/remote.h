@@ -48,6 +48,12 @@ void remote_release(struct remote *r);
 int remote_entry_name(const char *rel, struct strbuf *out);
 /* The name of a shard's manifest in the remote: shardcc/run/RUN/CELL/shard-I-of-N.json. */
 void remote_manifest_name(const char *run, const char *cell, int i, int n, struct strbuf *out);
+/* The name of shard I of N's own copy of the cache entry rel, for what every shard makes
+ * (a pinned TU's result, a device-code output): shardcc/run/RUN/CELL/shard-I-of-N/ and rel
+ * without its '/'. -1 when rel is no entry name. The remote keeps one copy under the
+ * entry's own name (the last writer's); the link job takes the owner's from here. */
+int remote_copy_name(const char *run, const char *cell, int i, int n, const char *rel,
+                     struct strbuf *out);
 /* A run id fit for a name: letters, digits, '.', '_', '+', '-', 1 to 128 of them. */
 int remote_run_id_ok(const char *run);
 

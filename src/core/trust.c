@@ -6,9 +6,13 @@
 #include "job.h"
 #include "partition.h"
 #include "platform.h"
+#include "remote.h"
+#include "sha256.h"
 #include "strbuf.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The index in in->m of shard's manifest, or in->nm. */
@@ -100,8 +104,9 @@ static int made_everywhere(json_t *t)
 }
 
 /* The SHA-256 the manifest records for the cache entry whose path is cache/REL with
- * cache_entry_key(REL) == key (a result or a store entry, not a manifest), and REL. */
-static const char *entry_sha(json_t *m, const char *key, const char **rel)
+ * cache_entry_key(REL) == key (a result or a store entry, not a manifest), REL, and its
+ * recorded size into *size (when size is not NULL). */
+static const char *entry_sha_size(json_t *m, const char *key, const char **rel, uint64_t *size)
 {
     size_t i;
     json_t *e;
@@ -118,6 +123,8 @@ static const char *entry_sha(json_t *m, const char *key, const char **rel)
         if (!strcmp(sb_str(&k), key)) {
             sha = json_string_value(json_object_get(e, "sha256"));
             *rel = p + 6;
+            if (size)
+                *size = (uint64_t)json_integer_value(json_object_get(e, "size"));
             break;
         }
     }
@@ -125,12 +132,80 @@ static const char *entry_sha(json_t *m, const char *key, const char **rel)
     return sha;
 }
 
-/* Whether the bytes under key in the merged cache are what the owner's manifest m records
- * (or, with any_pinned, what any shard that recorded TU tu with that result and pinned
- * records). Names what differs into why; 1 when they match, or cannot be read
- * (out->unverified counts those). */
-static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const char *key,
-                    int any_pinned, struct trust_out *out, struct strbuf *why)
+static const char *entry_sha(json_t *m, const char *key, const char **rel)
+{
+    return entry_sha_size(m, key, rel, NULL);
+}
+
+size_t trust_own_copies(json_t *m, const char ***rels)
+{
+    size_t n = 0, x;
+    json_t *t;
+    *rels = NULL;
+    json_array_foreach(json_object_get(m, "tus"), x, t)
+    {
+        const char *res = json_string_value(json_object_get(t, "result"));
+        const char *rel = NULL;
+        if (res && made_everywhere(t) && entry_sha(m, res, &rel)) {
+            const char **grown = realloc(*rels, (n + 1) * sizeof *grown);
+            if (!grown)
+                break;
+            *rels = grown;
+            (*rels)[n++] = rel;
+        }
+    }
+    return n;
+}
+
+/* Puts the owner's copy of rel (SHA-256 sha, size bytes), which shard owner of
+ * in->count put in the remote under its own name, at dest. An exit status, the failure
+ * named. */
+static int fetch_own_copy(const struct trust_in *in, int owner, const char *rel, const char *sha,
+                          uint64_t size, const char *dest)
+{
+    struct strbuf name = STRBUF_INIT, body = STRBUF_INIT, err = STRBUF_INIT;
+    int rc = EXIT_OK;
+    remote_copy_name(in->run, in->cell, owner, in->count, rel, &name);
+    int g = remote_get_max(in->remote, sb_str(&name), size ? size : 1, &body, &err);
+    char hex[65];
+    if (g == 1)
+        sha256_hex_of(body.buf ? body.buf : "", body.len, hex);
+    if (g != 1 || strcmp(hex, sha)) {
+        report_error(in->cmd,
+                     "shard %d of %d's own copy of the cache entry %s (what every shard makes: "
+                     "the link job takes its owner's) %s in the remote %s: %s",
+                     owner, in->count, rel,
+                     g == 1 ? "has other bytes than its manifest records" : "cannot be read",
+                     in->remote->display,
+                     g == 0    ? "it is not there"
+                     : g == -2 ? "it is larger than its manifest records"
+                     : g == 1  ? "its SHA-256 differs"
+                               : sb_str(&err));
+        rc = EXIT_IO;
+    } else {
+        char *dir = xstrdup(dest), *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        int e = plat_mkdir_p(dir);
+        free(dir);
+        if (!e)
+            e = plat_write_atomic(dest, body.buf ? body.buf : "", body.len);
+        if (e) {
+            report_error(in->cmd, "cannot write \"%s\": %s", dest, plat_strerror(e));
+            rc = EXIT_IO;
+        }
+    }
+    sb_release(&name);
+    sb_release(&body);
+    sb_release(&err);
+    return rc;
+}
+
+/* Whether the bytes under key in the merged cache are what the owner's manifest m records.
+ * Names what differs into why; 1 when they match, or cannot be read (out->unverified
+ * counts those). */
+static int bytes_ok(const struct trust_in *in, json_t *m, const char *key, struct trust_out *out,
+                    struct strbuf *why)
 {
     const char *rel = NULL, *sha = entry_sha(m, key, &rel);
     if (!sha) {
@@ -149,13 +224,6 @@ static int bytes_ok(const struct trust_in *in, json_t *m, const char *tu, const 
     }
     if (!strcmp(hex, sha))
         return 1;
-    for (size_t i = 0; any_pinned && i < in->nm; i++) {
-        json_t *t = tu_record(in->m[i], tu, key);
-        const char *other = NULL,
-                   *osha = t && made_everywhere(t) ? entry_sha(in->m[i], key, &other) : NULL;
-        if (osha && !strcmp(osha, hex))
-            return 1;
-    }
     sb_addf(why, "the cache holds other bytes under %s than it recorded", key);
     return 0;
 }
@@ -183,10 +251,7 @@ static int check_hit(const struct trust_in *in, const struct jrec *r, struct tru
         else
             sb_addf(&why, "it recorded the result %s", res ? res : "none (not cacheable)");
     } else {
-        /* made in every shard, and the owner's copy out of the link job's reach (a remote's
-         * manifest) */
-        int any = made_everywhere(t) && index_of(in, s) >= in->nart;
-        ok = bytes_ok(in, m, r->key, r->result_key, any, out, &why);
+        ok = bytes_ok(in, m, r->result_key, out, &why);
     }
     if (!ok)
         report_error(in->cmd,
@@ -300,7 +365,7 @@ static int check_assembled(const struct trust_in *in, const struct jrnl *j, size
                     ik ? ik : "no key", it->key);
             ok = 0;
         } else {
-            ok = bytes_ok(in, om, r->key, it->key, 0, out, &why);
+            ok = bytes_ok(in, om, it->key, out, &why);
         }
         if (!ok)
             report_error(in->cmd,
@@ -327,22 +392,30 @@ int trust_pinned_owners(const struct trust_in *in, size_t *replaced)
             const char *res = json_string_value(json_object_get(t, "result"));
             if (!key || !res || !made_everywhere(t))
                 continue;
-            int claims[2] = {0, 0};
-            size_t o = index_of(in, tu_owner(in, key, claims));
-            json_t *ot = o < in->nart ? tu_record(in->m[o], key, res) : NULL;
-            const char *rel = NULL,
-                       *sha = ot && made_everywhere(ot) ? entry_sha(in->m[o], res, &rel) : NULL;
+            int claims[2] = {0, 0}, owner = tu_owner(in, key, claims);
+            size_t o = index_of(in, owner);
+            /* the owner's manifest: an artifact's, or (with in->remote) the remote's */
+            json_t *ot =
+                o < in->nart || (o < in->nm && in->remote) ? tu_record(in->m[o], key, res) : NULL;
+            const char *rel = NULL;
+            uint64_t size = 0;
+            const char *sha =
+                ot && made_everywhere(ot) ? entry_sha_size(in->m[o], res, &rel, &size) : NULL;
             char hex[65];
             if (!sha || (cache_entry_sha(in->cache, rel, hex) == 0 && !strcmp(hex, sha)))
                 continue; /* guard 6 judges the rest */
             sb_reset(&dest);
             sb_reset(&err);
             sb_addf(&dest, "%s/%s", in->cache, rel);
-            rc = artifact_extract_member(in->files[o], rel, sb_str(&dest), &err);
-            if (rc) {
-                report_error(in->cmd, "%s", sb_str(&err));
-                break;
+            if (o < in->nart) {
+                rc = artifact_extract_member(in->files[o], rel, sb_str(&dest), &err);
+                if (rc)
+                    report_error(in->cmd, "%s", sb_str(&err));
+            } else {
+                rc = fetch_own_copy(in, owner, rel, sha, size, sb_str(&dest));
             }
+            if (rc)
+                break;
             (*replaced)++;
         }
     }

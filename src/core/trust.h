@@ -15,13 +15,15 @@
  * Another shard's marker, items, results or claims ("pinned") never stand in for the
  * owner's. A pinned TU or a device-code output (every shard made it, the owner's manifest
  * says so) has copies that may differ (a pinned TU's in the time ccache wrote them): before
- * the build the owner's copy is put in the merged cache (trust_pinned_owners); only when
- * the owner's manifest came from a remote storage (which keeps one copy, the last
- * writer's) may it be any shard's copy whose manifest records the same TU, key and bytes. */
+ * the build the owner's copy is put in the merged cache (trust_pinned_owners): from the
+ * owner's artifact, or where its manifest came from a remote storage (which keeps one copy
+ * under the entry's name, the last writer's) from the copy the owner put there under a
+ * name of its own (remote_copy_name). */
 #ifndef SHARDCC_TRUST_H
 #define SHARDCC_TRUST_H
 
 #include "jrnl.h"
+#include "remote.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -36,7 +38,9 @@ struct trust_in {
     int planned;      /* the shards were made with a plan (their manifests' "plan") */
     const char *plan; /* the seat's plan text (SHARDCC_PLAN), or NULL */
     size_t plan_len;
-    const char *cache; /* the merged cache directory: ccache's entries and the seat's store */
+    const char *cache;      /* the merged cache directory: ccache's entries and the seat's store */
+    struct remote *remote;  /* the remote the manifests after the artifacts' came from */
+    const char *run, *cell; /* the run and cell they were read under */
 };
 
 struct trust_out {
@@ -48,9 +52,16 @@ struct trust_out {
 };
 
 /* Before the build: every pinned TU's result in the merged cache made the copy of its owner
- * (from the owner's artifact) where another shard's was kept. *replaced counts them.
- * EXIT_OK, or EXIT_IO when an artifact cannot be read. */
+ * (from the owner's artifact, or its own copy in the remote) where another shard's was
+ * kept. *replaced counts them. EXIT_OK, or EXIT_IO when an artifact cannot be read or the
+ * owner's copy is not in the remote with the SHA-256 its manifest records. */
 int trust_pinned_owners(const struct trust_in *in, size_t *replaced);
+
+/* The cache entries (paths under the cache, pointing into m) of what every shard makes that
+ * the manifest m records (pinned TUs' results, device-code outputs), into *rels (the
+ * caller frees the array): a shard puts its own copy of each in a remote storage under
+ * remote_copy_name. */
+size_t trust_own_copies(json_t *m, const char ***rels);
 
 /* Checks the link job's journal j against the manifests. Returns EXIT_OK, or EXIT_GUARD
  * when any TU failed (each named, with its owner and what differed). */

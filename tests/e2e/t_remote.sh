@@ -164,8 +164,13 @@ for url in "$REDIS" "$HTTP"; do
     ok "$url: the seat's store entries (items, markers, the fatbin) fetched from the remote"
 done
 expect_eq "redis: the 3 manifests of the run" \
-    "$(rcli "$RP" --scan --pattern 'shardcc:run:*' | wc -l)" "3"
+    "$(rcli "$RP" --scan --pattern 'shardcc:run:*.json' | wc -l)" "3"
 expect_eq "http: the 3 manifests of the run" "$(find "$T/www/cache/shardcc/run" -name '*.json' | wc -l)" "3"
+# what every shard makes (the -fatbin output): each shard's own copy under its own name
+expect_eq "redis: each shard's own copy of the device-code output" \
+    "$(rcli "$RP" --scan --pattern 'shardcc:run:*:shard-*-of-3:*' | wc -l)" "3"
+expect_eq "http: each shard's own copy of the device-code output" \
+    "$(find "$T/www/cache/shardcc/run" -path '*/shard-*-of-3/*' -type f | wc -l)" "3"
 
 # ---- credentials ----
 shardcc local -n 2 --remote "redis://\${SHARDCC_TEST_PW}@127.0.0.1:$AP" --clean 'rm -rf build' -- ./build.sh \

@@ -96,6 +96,67 @@ redis-cli -p "$RP" copy "ccache:$dres" "ccache:$vres" replace >/dev/null
 rm -rf .shardcc/link
 expect_fail 3 "$victim: the link job's cache hit (result $vres) is not what its owner" \
     shardcc link --remote "redis://127.0.0.1:$RP" --run-id p1 --cell demo --artifacts pois --expect-shards 2 -- ./build.sh
+
+# what every shard makes, through the remote alone: the remote keeps one copy of a pinned
+# TU's result (the last writer's). Shard 1, which does not own src/a.cu (shard 2 does),
+# overwrites it there with other bytes and records them as its copy: the link job takes the
+# owner's own copy (shardcc/run/RUN/CELL/shard-2-of-2/...), and exits 4 naming it when it
+# is gone. Before, a remote's copy passed when any shard recorded its bytes.
+REMOTE="redis://127.0.0.1:$RP"
+for i in 2 1; do
+    shardcc shard --shard $i/2 --cell demo --pin src/a.cu --remote "$REMOTE" --run-id p2 --no-artifact \
+        -- ./build.sh 2>/dev/null || fail "pinned shard $i/2 to the remote"
+done
+LINK_P2=(shardcc link --remote "$REMOTE" --run-id p2 --cell demo --expect-shards 2 -- ./build.sh)
+rm -rf .shardcc/link
+"${LINK_P2[@]}" 2>"$T/p2.err" || fail "the honest pinned link job through the remote: $(cat "$T/p2.err")"
+cp a.o a-owner.o
+ok "the honest pinned shards through the remote alone link"
+read -r ares bres arel own1 < <(python3 - "$RP" <<'PY'
+import json, subprocess, sys
+def man(i):
+    out = subprocess.run(["redis-cli", "-p", sys.argv[1], "--raw", "get",
+                          f"shardcc:run:p2:demo:shard-{i}-of-2.json"], capture_output=True, check=True)
+    return json.loads(out.stdout)
+m1 = man(1)
+a = next(t for t in m1["tus"] if t["key"] == "src/a.cu")
+b = next(t for t in m1["tus"] + man(2)["tus"] if t["key"] == "src/b.cu" and t["result"])
+def rel(m, key):
+    return next(e["path"][6:] for e in m["entries"]
+                if e["path"][6:].replace("/", "")[:-1] == key)
+r = rel(m1, a["result"])
+print(a["result"], b["result"], r, "shardcc:run:p2:demo:shard-1-of-2:" + r.replace("/", ""))
+PY
+)
+[ -n "$own1" ] || fail "no pinned result in shard 1's manifest"
+# shard 1's hostile copy: src/b.cu's result bytes, in the remote's one copy and its own,
+# recorded in its manifest (the entry list made to match, as a competent attacker would)
+redis-cli -p "$RP" copy "ccache:$bres" "ccache:$ares" replace >/dev/null
+redis-cli -p "$RP" copy "ccache:$bres" "$own1" replace >/dev/null
+python3 - "$RP" "$arel" <<'PY'
+import hashlib, json, subprocess, sys
+port, rel = sys.argv[1:]
+cli = ["redis-cli", "-p", port, "--raw"]
+name = "shardcc:run:p2:demo:shard-1-of-2.json"
+m = json.loads(subprocess.run(cli + ["get", name], capture_output=True, check=True).stdout)
+data = subprocess.run(cli + ["get", "shardcc:run:p2:demo:shard-1-of-2:" + rel.replace("/", "")],
+                      capture_output=True, check=True).stdout[:-1]  # --raw adds a newline
+for e in m["entries"]:
+    if e["path"] == "cache/" + rel:
+        e["sha256"], e["size"] = hashlib.sha256(data).hexdigest(), len(data)
+subprocess.run(cli + ["-x", "set", name], input=json.dumps(m).encode(), check=True,
+               capture_output=True)
+PY
+rm -rf .shardcc/link
+"${LINK_P2[@]}" 2>"$T/p2.err" || fail "the link job with shard 1's hostile copy in the remote: $(cat "$T/p2.err")"
+grep -q "1 result of what every shard makes (pinned TUs, device code) taken from its owner" "$T/p2.err" ||
+    fail "the owner's copy was not taken: $(cat "$T/p2.err")"
+cmp -s a.o a-owner.o || fail "the pinned TU's object is not its owner's: shard 1's bytes were linked"
+ok "a pinned TU's one copy in the remote overwritten by a shard that does not own it: the owner's own copy is linked"
+redis-cli -p "$RP" --scan --pattern 'shardcc:run:p2:demo:shard-2-of-2:*' | xargs redis-cli -p "$RP" del >/dev/null
+rm -rf .shardcc/link
+expect_fail 4 "shard 2 of 2's own copy of the cache entry $arel" "${LINK_P2[@]}"
+grep -q "it is not there" "$T/.err" || fail "the missing copy not said: $(cat "$T/.err")"
 kill "$(cat "$T/redis.pid")"
 
 # URLs ccache would read another way
