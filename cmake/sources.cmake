@@ -18,7 +18,7 @@ set(SHARDCC_CORE_SRC
   src/core/job.c src/core/toolchain.c src/core/jobenv.c src/core/jrnl.c src/core/artifact.c
   src/core/merge.c src/core/cmstate.c src/core/compare.c src/core/ydoc.c src/core/grid.c
   src/core/ci_index.c src/core/plan.c src/core/explain.c src/core/remote.c src/core/seed.c
-  src/core/progress.c src/core/plan_costs.c src/core/trust.c)
+  src/core/progress.c src/core/plan_costs.c src/core/trust.c src/core/job_build.c)
 # The CLI: main.c and one cmd_<name>.c per subcommand.
 set(SHARDCC_CLI_SRC
   src/cli/main.c src/cli/cmd_env.c src/cli/cmd_classify.c src/cli/cmd_shard.c

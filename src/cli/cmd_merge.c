@@ -75,9 +75,7 @@ int cmd_merge(int argc, char **argv)
                     "shardcc merge: %d/%d shards of cell %s: %zu entries (%zu identical "
                     "duplicates, %zu manifests kept) -> %s\n",
                     r.present, r.count, r.cell, r.added, r.same, r.kept, o.cache);
-        free(r.root);
-        free(r.plan);
-        json_decref(r.cmake);
+        merge_result_release(&r);
     }
     free(o.inputs);
     return rc;

@@ -7,12 +7,12 @@
 #include "ci_index.h"
 #include "cli.h"
 #include "job.h"
+#include "job_build.h"
 #include "jobenv.h"
 #include "journal.h"
 #include "jrnl.h"
 #include "path.h"
 #include "platform.h"
-#include "progress.h"
 #include "remote.h"
 #include "seat.h"
 #include "trust.h"
@@ -435,39 +435,69 @@ static int artifact_path(const char *artifact, const char *canonical, struct str
     return EXIT_OK;
 }
 
-int cmd_shard(int argc, char **argv)
+/* One shard job, from its options to its artifact; shard_release frees what it holds
+ * whichever phase it stopped in. */
+struct shard {
+    struct jobenv_opts o;
+    const char *shard, *artifact, *cell, *count_s, *clean;
+    int no_artifact;
+    char **build;
+    struct strbuf apath, dcache, djournal;
+    struct jobenv env;
+    int have_env;
+    struct job_build b;
+    int have_build;
+    struct jstats s;
+    struct cache_entry *ents;
+    size_t nents;
+};
+
+#define SHARD_HELP (-1) /* --help was answered */
+
+static void shard_release(struct shard *sh)
+{
+    sb_release(&sh->apath);
+    sb_release(&sh->dcache);
+    sb_release(&sh->djournal);
+    if (sh->have_env)
+        jobenv_release(&sh->env);
+    if (sh->have_build)
+        jrnl_release(&sh->b.j);
+    cache_list_release(sh->ents, sh->nents);
+}
+
+/* The options: which shard of how many (--shard auto asks the CI engine), where the
+ * entries go, the build command. EXIT_OK, SHARD_HELP, or an exit status (reported). */
+static int shard_parse(struct shard *sh, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
-    struct jobenv_opts o;
-    memset(&o, 0, sizeof o);
-    const char *shard = NULL, *artifact = NULL, *cell = "default", *count_s = NULL;
-    const char *clean = NULL;
-    int no_artifact = 0;
+    struct jobenv_opts *o = &sh->o;
+    sh->cell = "default";
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            return EXIT_OK;
+            return SHARD_HELP;
         }
         if (args_flag(&a, "--"))
             break;
-        if (args_value(&a, "--shard", &shard) || args_value(&a, "--artifact", &artifact) ||
-            args_value(&a, "--cell", &cell) || args_value(&a, "--count", &count_s) ||
-            args_value(&a, "--clean", &clean) ||
-            (args_flag(&a, "--no-artifact") && (no_artifact = 1)) || jobenv_arg(&a, &o))
+        if (args_value(&a, "--shard", &sh->shard) || args_value(&a, "--artifact", &sh->artifact) ||
+            args_value(&a, "--cell", &sh->cell) || args_value(&a, "--count", &sh->count_s) ||
+            args_value(&a, "--clean", &sh->clean) ||
+            (args_flag(&a, "--no-artifact") && (sh->no_artifact = 1)) || jobenv_arg(&a, o))
             continue;
         if (!a.error)
             args_unknown(&a);
     }
     if (a.error)
         return EXIT_USAGE;
-    int count_opt = count_s ? parse_count(count_s) : 0;
-    if (count_s && count_opt < 1) {
-        report_error(CMD, "--count \"%s\" is not a number from 1 to 100000", count_s);
+    int count_opt = sh->count_s ? parse_count(sh->count_s) : 0;
+    if (sh->count_s && count_opt < 1) {
+        report_error(CMD, "--count \"%s\" is not a number from 1 to 100000", sh->count_s);
         return EXIT_USAGE;
     }
-    if (shard && !strcmp(shard, "auto")) {
+    if (sh->shard && !strcmp(sh->shard, "auto")) {
         struct strbuf msg = STRBUF_INIT;
-        int rc = ci_shard_auto(count_opt, &o.shard, &o.count, &msg);
+        int rc = ci_shard_auto(count_opt, &o->shard, &o->count, &msg);
         if (rc) /* the error, or where the numbers came from */
             report_error(CMD, "%s", sb_str(&msg));
         else
@@ -475,150 +505,135 @@ int cmd_shard(int argc, char **argv)
         sb_release(&msg);
         if (rc)
             return rc;
-    } else if (count_s) {
+    } else if (sh->count_s) {
         report_error(CMD, "--count goes with --shard auto; --shard I/N names the count");
         return EXIT_USAGE;
-    } else if (!shard || parse_shard_spec(shard, &o.shard, &o.count) != 0) {
+    } else if (!sh->shard || parse_shard_spec(sh->shard, &o->shard, &o->count) != 0) {
         report_error(CMD, "--shard I/N is required, with 1 <= I <= N (got \"%s\")",
-                     shard ? shard : "");
+                     sh->shard ? sh->shard : "");
         return EXIT_USAGE;
     }
-    const char *remote_url = o.remote ? o.remote : getenv("SHARDCC_REMOTE");
-    if (no_artifact && artifact) {
+    const char *remote_url = o->remote ? o->remote : getenv("SHARDCC_REMOTE");
+    if (sh->no_artifact && sh->artifact) {
         report_error(CMD, "--artifact and --no-artifact: give one");
-        return EXIT_USAGE;
-    }
-    if (no_artifact && (!remote_url || !*remote_url)) {
+    } else if (sh->no_artifact && (!remote_url || !*remote_url)) {
         report_error(CMD, "--no-artifact needs --remote URL (or SHARDCC_REMOTE): the shard's "
                           "entries must reach the link job some way");
-        return EXIT_USAGE;
-    }
-    if (!artifact && !no_artifact) {
+    } else if (!sh->artifact && !sh->no_artifact) {
         report_error(CMD, "--artifact PATH is required (or --no-artifact with --remote; see "
                           "--help)");
-        return EXIT_USAGE;
-    }
-    if (!cell_id_ok(cell)) {
+    } else if (!cell_id_ok(sh->cell)) {
         report_error(CMD,
                      "--cell \"%s\": use letters, digits, '.', '_', '+', '-' (not "
                      "first '.' or '-')",
-                     cell);
-        return EXIT_USAGE;
-    }
-    if (a.i >= argc) {
+                     sh->cell);
+    } else if (a.i >= argc) {
         report_error(CMD, "no build command after -- (see --help)");
-        return EXIT_USAGE;
+    } else {
+        sh->build = argv + a.i;
+        return EXIT_OK;
     }
-    char **build = argv + a.i;
-    /* first of all: a clean command may remove the state directory under the root too */
-    if (clean) {
-        int crc = run_clean_command(CMD, clean);
-        if (crc)
-            return crc;
-    }
+    return EXIT_USAGE;
+}
 
-    /* The artifact's final path: a directory gets the canonical name. */
-    struct strbuf apath = STRBUF_INIT, name = STRBUF_INIT, state = STRBUF_INIT;
-    sb_addf(&name, "shard-%s-%d-of-%d.tar.zst", cell, o.shard, o.count);
-    if (artifact) {
-        int arc = artifact_path(artifact, sb_str(&name), &apath);
-        if (arc)
-            return arc;
-    }
-    /* Default cache and journal: fresh, in a state directory of this shard's own. */
-    sb_addf(&state, "shard-%d-of-%d", o.shard, o.count);
-    struct strbuf dcache = STRBUF_INIT, djournal = STRBUF_INIT;
-    int rc = jobenv_state_defaults(&o, sb_str(&state), &dcache, &djournal, CMD);
+/* Before the build: the --clean command (first of all: it may remove the state directory
+ * under the root too), the artifact's path (a directory gets the canonical name), a fresh
+ * cache and journal in a state directory of this shard's own, the job's environment. */
+static int shard_prepare(struct shard *sh)
+{
+    const struct jobenv_opts *o = &sh->o;
+    int rc;
+    if (sh->clean && (rc = run_clean_command(CMD, sh->clean)) != EXIT_OK)
+        return rc;
+    struct strbuf name = STRBUF_INIT, state = STRBUF_INIT;
+    sb_addf(&name, "shard-%s-%d-of-%d.tar.zst", sh->cell, o->shard, o->count);
+    sb_addf(&state, "shard-%d-of-%d", o->shard, o->count);
+    rc = sh->artifact ? artifact_path(sh->artifact, sb_str(&name), &sh->apath) : EXIT_OK;
+    if (!rc)
+        rc = jobenv_state_defaults(&sh->o, sb_str(&state), &sh->dcache, &sh->djournal, CMD);
+    sb_release(&name);
+    sb_release(&state);
     if (rc)
         return rc;
-    struct jobenv env;
-    o.cell = cell; /* a plan per cell: this cell's section */
-    rc = jobenv_build(&o, &env, CMD);
-    if (rc)
+    sh->o.cell = sh->cell; /* a plan per cell: this cell's section */
+    if ((rc = jobenv_build(&sh->o, &sh->env, CMD)) != EXIT_OK)
         return rc;
-    if (env.remote && env.remote->read_only && no_artifact) {
+    sh->have_env = 1;
+    const struct jobenv *env = &sh->env;
+    if (env->remote && env->remote->read_only && sh->no_artifact) {
         report_error(CMD,
                      "--no-artifact with a read-only remote (%s): nothing would reach the "
                      "link job",
-                     env.remote->display);
+                     env->remote->display);
         return EXIT_USAGE;
     }
-    if (env.remote && !env.remote->read_only && !env.run_id) {
+    if (env->remote && !env->remote->read_only && !env->run_id) {
         report_error(CMD, "--remote needs a run id to name this run's manifests: --run-id ID, or "
                           "SHARDCC_RUN_ID (under GitHub Actions, GitLab, Buildkite and CircleCI "
                           "the run's own id is taken)");
         return EXIT_USAGE;
     }
-    int e = plat_unlink(env.journal);
+    int e = plat_unlink(env->journal);
     if (e) {
-        report_error(CMD, "cannot remove the old journal \"%s\": %s", env.journal,
+        report_error(CMD, "cannot remove the old journal \"%s\": %s", env->journal,
                      plat_strerror(e));
         return EXIT_IO;
     }
-    struct cache_entry *ents;
-    size_t nents;
+    struct cache_entry *ents = NULL;
+    size_t nents = 0;
     struct strbuf err = STRBUF_INIT;
-    if (cache_list(env.cache, &ents, &nents, &err) == 0 && nents)
+    if (cache_list(env->cache, &ents, &nents, &err) == 0 && nents)
         report_warning(CMD,
                        "the cache \"%s\" already holds %zu entries: the artifact will carry "
                        "them too",
-                       env.cache, nents);
+                       env->cache, nents);
     cache_list_release(ents, nents);
+    sb_release(&err);
+    return EXIT_OK;
+}
 
-    jobenv_apply(&env);
-    struct strbuf bypass = STRBUF_INIT;
-    if (check_build_command(build, &bypass) != EXIT_OK) {
-        report_error(CMD, "shard %d/%d: %s", o.shard, o.count, sb_str(&bypass));
-        sb_release(&bypass);
-        return EXIT_USAGE;
-    }
-    fprintf(stderr, CMD ": shard %d/%d of cell %s: running the build\n", o.shard, o.count, cell);
-    uint64_t t0 = plat_monotonic_us();
-    long long started = (long long)plat_wall_us();
-    struct strbuf how = STRBUF_INIT, what = STRBUF_INIT;
-    sb_addf(&what, "shard %d/%d", o.shard, o.count);
-    struct progress pg = {.cmd = CMD, .what = sb_str(&what), .journal = env.journal};
-    progress_start(&pg);
-    int st = run_build(build, &how);
-    progress_stop();
+/* The package's build with the seats' variables, and its journal. */
+static int shard_build(struct shard *sh)
+{
+    jobenv_apply(&sh->env);
+    struct strbuf msg = STRBUF_INIT, announce = STRBUF_INIT, what = STRBUF_INIT;
+    sb_addf(&announce, "shard %d/%d of cell %s: running the build", sh->o.shard, sh->o.count,
+            sh->cell);
+    sb_addf(&what, "shard %d/%d", sh->o.shard, sh->o.count);
+    int rc = job_run_build(CMD, sb_str(&announce), sb_str(&what), sh->build, sh->env.journal,
+                           &sh->b, &msg);
+    if (rc == EXIT_USAGE)
+        report_error(CMD, "shard %d/%d: %s", sh->o.shard, sh->o.count, sb_str(&msg));
+    else if (rc == EXIT_BUILD)
+        report_error(CMD, "shard %d/%d: the build failed (%s); no artifact written", sh->o.shard,
+                     sh->o.count, sb_str(&msg));
+    if (rc == EXIT_BUILD)
+        hint_placeholders(sh->env.journal);
+    sh->have_build = rc == EXIT_OK;
+    sb_release(&announce);
     sb_release(&what);
-    double wall = (double)(plat_monotonic_us() - t0) / 1e6;
-    if (st != 0) {
-        report_error(CMD, "shard %d/%d: the build failed (%s); no artifact written", o.shard,
-                     o.count, sb_str(&how));
-        sb_release(&how);
-        hint_placeholders(env.journal);
-        return EXIT_BUILD;
-    }
-    sb_release(&how);
+    sb_release(&msg);
+    return rc;
+}
 
-    struct jrnl j;
-    e = jrnl_load(env.journal, &j);
-    if (e) {
-        report_error(CMD, "cannot read the journal \"%s\": %s", env.journal, plat_strerror(e));
-        return EXIT_IO;
-    }
-    struct jstats s;
-    jrnl_stats(&j, &s);
-    jrnl_warn_fallbacks(&j, CMD);
-    jrnl_warn_outside_root(&j, CMD, env.root);
-    if (j.skipped)
-        report_warning(CMD,
-                       "%zu lines of the journal \"%s\" are not %s records (torn, or "
-                       "written by another shardcc-wrap version on the seat?)",
-                       j.skipped, env.journal, JOURNAL_MAGIC);
-    if (s.tu == 0 && s.host > 0) {
+/* The shard guard over the journal: the seats saw a TU compile (else why not: host TUs
+ * left to the real compiler, a tree already built, a compiler named by its path). */
+static int shard_guard_tus(const struct shard *sh)
+{
+    const struct jstats *s = &sh->s;
+    int i = sh->o.shard, n = sh->o.count;
+    if (s->tu == 0 && s->host > 0) {
         report_error(CMD,
                      "shard %d/%d: the build compiled no CUDA TU, and the host seats saw %zu host "
                      "TU%s and left %s to the real compiler: the default host seat shards only "
                      "torch extensions' host TUs (SHARDCC_HOST_SEAT=torch), so this shard had "
                      "nothing to shard. --host-seat shards every host TU",
-                     o.shard, o.count, s.host, s.host == 1 ? "" : "s", s.host == 1 ? "it" : "them");
+                     i, n, s->host, s->host == 1 ? "" : "s", s->host == 1 ? "it" : "them");
         return EXIT_GUARD;
     }
-    if (s.tu == 0) {
+    if (s->tu == 0) {
         struct strbuf why = STRBUF_INIT;
-        explain_no_tu(env.root, started, &why);
+        explain_no_tu(sh->env.root, (long long)sh->b.w0, &why);
         report_error(CMD,
                      "shard %d/%d: the seat saw no TU compile (%zu probe, %zu other calls seen): "
                      "%sA build that compiles must take its compilers from CUDACXX, "
@@ -626,40 +641,56 @@ int cmd_shard(int argc, char **argv)
                      "CC and CXX: a Makefile, CMake cache or toolchain file that names nvcc, "
                      "cl.exe or clang-cl by its path goes around them (a fresh build directory, "
                      "or CMAKE_<LANG>_COMPILER set to the seat)",
-                     o.shard, o.count, s.probes, s.others, sb_str(&why));
+                     i, n, s->probes, s->others, sb_str(&why));
         sb_release(&why);
         return EXIT_GUARD;
     }
-    if (cache_list(env.cache, &ents, &nents, &err) != 0) {
+    return EXIT_OK;
+}
+
+/* The shard guard over the cache: every TU the shard owned has its result there. Then the
+ * TUs the link job will compile again are named. */
+static int shard_guard_results(struct shard *sh)
+{
+    const struct jstats *s = &sh->s;
+    const struct jrnl *j = &sh->b.j;
+    const char *cache = sh->env.cache;
+    struct strbuf err = STRBUF_INIT;
+    if (cache_list(cache, &sh->ents, &sh->nents, &err) != 0) {
         report_error(CMD, "%s", sb_str(&err));
+        sb_release(&err);
         return EXIT_IO;
     }
     struct strbuf lost = STRBUF_INIT;
-    size_t nlost = 0, results = count_results(ents, nents);
-    if (s.cached > 0)
-        nlost = lost_results(&j, ents, nents, &lost);
-    if (s.cached > 0 && (results == 0 || nlost > 0)) {
+    size_t nlost = 0, results = count_results(sh->ents, sh->nents);
+    if (s->cached > 0)
+        nlost = lost_results(j, sh->ents, sh->nents, &lost);
+    int rc = EXIT_OK;
+    if (s->cached > 0 && (results == 0 || nlost > 0)) {
         unsigned long long avail = 0;
         struct strbuf why = STRBUF_INIT;
-        if (plat_free_bytes(env.cache, &avail) == 0 && avail < (1ull << 20))
+        if (plat_free_bytes(cache, &avail) == 0 && avail < (1ull << 20))
             sb_addf(&why, "; the file system holding it has %llu bytes free", avail);
         if (results == 0)
             report_error(CMD,
                          "shard %d/%d: owned %zu TUs but its cache \"%s\" holds no result: "
                          "ccache cached nothing%s (see the outcomes in %s)",
-                         o.shard, o.count, s.cached, env.cache, sb_str(&why), env.journal);
+                         sh->o.shard, sh->o.count, s->cached, cache, sb_str(&why), sh->env.journal);
         else
             report_error(CMD,
                          "shard %d/%d: %zu of the %zu TUs it owned have no result in its cache "
                          "\"%s\"%s: %s",
-                         o.shard, o.count, nlost, s.cached, env.cache, sb_str(&why), sb_str(&lost));
+                         sh->o.shard, sh->o.count, nlost, s->cached, cache, sb_str(&why),
+                         sb_str(&lost));
         sb_release(&why);
-        sb_release(&lost);
-        return EXIT_GUARD;
+        rc = EXIT_GUARD;
     }
     sb_release(&lost);
-    for (size_t k = 0; k < j.n; k++) {
-        const struct jrec *r = &j.r[k];
+    sb_release(&err);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < j->n; k++) {
+        const struct jrec *r = &j->r[k];
         /* a split TU's outcome says whether this shard stored items of it: the link job
          * assembles it from the items, not from a ccache result */
         if (jrec_is_tu(r) && strcmp(r->action, "stub") && strcmp(r->action, "split") &&
@@ -668,48 +699,63 @@ int cmd_shard(int argc, char **argv)
             report_warning(CMD, "%s was not cacheable (%s): the link job will compile it again",
                            r->key ? r->key : "?", r->outcome);
     }
-    if (s.cached == 0)
+    if (s->cached == 0)
         report_warning(CMD, "shard %d/%d saw %zu TUs but owned none: an artifact with no entries",
-                       o.shard, o.count, s.tu);
+                       sh->o.shard, sh->o.count, s->tu);
+    return EXIT_OK;
+}
 
-    char *manifest =
-        build_manifest(cell, o.shard, o.count, &env, o.relocatable, &j, ents, nents, wall);
-    rc = artifact ? artifact_write(sb_str(&apath), manifest, env.cache, ents, nents, &err) : 0;
-    if (rc) {
+/* The manifest, then the artifact and the remote's entries and manifest. */
+static int shard_publish(struct shard *sh)
+{
+    const struct jobenv *env = &sh->env;
+    const struct jobenv_opts *o = &sh->o;
+    struct strbuf err = STRBUF_INIT;
+    char *manifest = build_manifest(sh->cell, o->shard, o->count, env, o->relocatable, &sh->b.j,
+                                    sh->ents, sh->nents, sh->b.wall);
+    int rc = sh->artifact ? artifact_write(sb_str(&sh->apath), manifest, env->cache, sh->ents,
+                                           sh->nents, &err)
+                          : EXIT_OK;
+    if (rc)
         report_error(CMD, "%s", sb_str(&err));
-        free(manifest);
-        return rc;
-    }
-    if (s.remote_hits)
+    sb_release(&err);
+    if (!rc && sh->s.remote_hits)
         fprintf(stderr,
                 CMD ": shard %d/%d: %zu of the TUs it owned were hits from %s%s%s (a warm start)\n",
-                o.shard, o.count, s.remote_hits,
-                env.remote && o.seed ? "the remote or the seed "
-                : env.remote         ? "the remote "
-                                     : "the seed ",
-                env.remote         ? env.remote->display
-                : env.seed_display ? env.seed_display
-                                   : "",
+                o->shard, o->count, sh->s.remote_hits,
+                env->remote && o->seed ? "the remote or the seed "
+                : env->remote          ? "the remote "
+                                       : "the seed ",
+                env->remote         ? env->remote->display
+                : env->seed_display ? env->seed_display
+                                    : "",
                 "");
-    if (env.remote && !env.remote->read_only) {
+    if (!rc && env->remote && !env->remote->read_only) {
         struct strbuf mname = STRBUF_INIT;
-        remote_manifest_name(env.run_id, cell, o.shard, o.count, &mname);
-        rc = publish_remote(env.remote, env.cache, ents, nents, sb_str(&mname), manifest,
-                            env.run_id, cell, o.shard, o.count);
+        remote_manifest_name(env->run_id, sh->cell, o->shard, o->count, &mname);
+        rc = publish_remote(env->remote, env->cache, sh->ents, sh->nents, sb_str(&mname), manifest,
+                            env->run_id, sh->cell, o->shard, o->count);
         sb_release(&mname);
     }
     free(manifest);
-    if (rc)
-        return rc;
-    /* split TUs: this shard owns some of their device items, not the TUs */
+    return rc;
+}
+
+/* What the shard did, in two lines: TUs owned (split TUs: the device items it owns, not the
+ * TUs), stubbed, entries, and what every shard makes and the links. */
+static void shard_summary(const struct shard *sh)
+{
+    const struct jrnl *j = &sh->b.j;
+    const struct jstats *s = &sh->s;
+    int i = sh->o.shard, n = sh->o.count;
     size_t split_here = 0, items_here = 0;
-    for (size_t k = 0; k < j.n; k++)
-        split_here +=
-            !strcmp(j.r[k].action, "split") && j.r[k].outcome && !strcmp(j.r[k].outcome, "stored");
-    for (size_t k = 0; k < j.nitems; k++)
+    for (size_t k = 0; k < j->n; k++)
+        split_here += !strcmp(j->r[k].action, "split") && j->r[k].outcome &&
+                      !strcmp(j->r[k].outcome, "stored");
+    for (size_t k = 0; k < j->nitems; k++)
         items_here +=
-            j.items[k].owner == o.shard && j.items[k].outcome &&
-            (!strcmp(j.items[k].outcome, "stored") || !strcmp(j.items[k].outcome, "present"));
+            j->items[k].owner == i && j->items[k].outcome &&
+            (!strcmp(j->items[k].outcome, "stored") || !strcmp(j->items[k].outcome, "present"));
     struct strbuf split_note = STRBUF_INIT;
     if (split_here)
         sb_addf(&split_note, " and %zu device item%s of %zu split TU%s", items_here,
@@ -717,18 +763,49 @@ int cmd_shard(int argc, char **argv)
     fprintf(stderr,
             CMD ": shard %d/%d: %zu TUs owned%s (%.1f s of compiles), %zu stubbed, %zu cache "
                 "entries -> %s\n",
-            o.shard, o.count, s.cached - split_here, sb_str(&split_note), s.cached_seconds,
-            s.stubbed, nents, artifact ? sb_str(&apath) : env.remote->display);
+            i, n, s->cached - split_here, sb_str(&split_note), s->cached_seconds, s->stubbed,
+            sh->nents, sh->artifact ? sb_str(&sh->apath) : sh->env.remote->display);
     sb_release(&split_note);
-    if (s.pinned || s.device || s.links)
+    if (s->pinned || s->device || s->links)
         fprintf(stderr,
                 CMD ": shard %d/%d: %zu pinned TUs and %zu device-code outputs (made in every "
                     "shard); %zu links: %zu executables written as placeholders, %zu libraries "
                     "linked with stub inputs, %zu real\n",
-                o.shard, o.count, s.pinned, s.device, s.links, s.placeholders, s.hollow,
-                s.links - s.placeholders - s.hollow - s.refused);
-    cache_list_release(ents, nents);
-    jrnl_release(&j);
-    jobenv_release(&env);
+                i, n, s->pinned, s->device, s->links, s->placeholders, s->hollow,
+                s->links - s->placeholders - s->hollow - s->refused);
+}
+
+/* After the build: the journal read, the shard guard, the artifact, the summary. */
+static int shard_check(struct shard *sh)
+{
+    const struct jrnl *j = &sh->b.j;
+    jrnl_stats(j, &sh->s);
+    jrnl_warn_fallbacks(j, CMD);
+    jrnl_warn_outside_root(j, CMD, sh->env.root);
+    if (j->skipped)
+        report_warning(CMD,
+                       "%zu lines of the journal \"%s\" are not %s records (torn, or "
+                       "written by another shardcc-wrap version on the seat?)",
+                       j->skipped, sh->env.journal, JOURNAL_MAGIC);
+    int rc;
+    if ((rc = shard_guard_tus(sh)) != EXIT_OK || (rc = shard_guard_results(sh)) != EXIT_OK ||
+        (rc = shard_publish(sh)) != EXIT_OK)
+        return rc;
+    shard_summary(sh);
     return EXIT_OK;
+}
+
+/* The phases of shardcc-shard(1): prepare, build through the seats, guard, publish. */
+int cmd_shard(int argc, char **argv)
+{
+    struct shard sh;
+    memset(&sh, 0, sizeof sh);
+    int rc = shard_parse(&sh, argc, argv);
+    if (rc == SHARD_HELP)
+        rc = EXIT_OK;
+    else if (rc == EXIT_OK && (rc = shard_prepare(&sh)) == EXIT_OK &&
+             (rc = shard_build(&sh)) == EXIT_OK)
+        rc = shard_check(&sh);
+    shard_release(&sh);
+    return rc;
 }

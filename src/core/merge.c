@@ -853,6 +853,15 @@ void shard_manifests_release(struct shard_manifests *sm)
     memset(sm, 0, sizeof *sm);
 }
 
+void merge_result_release(struct merge_result *r)
+{
+    free(r->root);
+    free(r->plan);
+    json_decref(r->cmake);
+    r->root = r->plan = NULL;
+    r->cmake = NULL;
+}
+
 int merge_run(const struct merge_opts *o, struct merge_result *res)
 {
     memset(res, 0, sizeof *res);

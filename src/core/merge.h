@@ -51,8 +51,11 @@ struct merge_result {
  * allocated, in an allocated array. Returns an exit status; messages are printed. */
 int merge_expand_inputs(const struct merge_opts *o, char ***out, size_t *n);
 
-/* Returns an exit status; messages are printed. */
+/* Returns an exit status; messages are printed. Whatever it returns, r is the caller's to
+ * release (merge_result_release). */
 int merge_run(const struct merge_opts *o, struct merge_result *r);
+/* Frees what r holds (its root, plan and CMake state); r may be all zeros. */
+void merge_result_release(struct merge_result *r);
 
 /* Appends to *m (*n of them) the manifests o->remote holds of this run's shards that *m
  * lacks (by their "shard"), for shardcc explain's comparisons. Best effort: a manifest that
