@@ -331,58 +331,93 @@ static int run_baseline(const char *root, const char *work, const struct strvec 
     return rc;
 }
 
-int cmd_local(int argc, char **argv)
+/* One local run, from its options to its verdict; local_release frees what it holds
+ * whichever phase it stopped in. */
+struct local {
+    const char *jobs, *clean, *cell, *root, *plan, *rate, *remote, *run_id;
+    int n, baseline, reproducible, nbuild;
+    char **build;
+    struct strvec pins, fwd, compare; /* fwd: the options every job gets as given */
+    struct jobenv_opts jo;            /* for the cell's CUDA check, before the first build */
+    struct strbuf run_buf, rroot, self, work, arts, logs, log, keep, planbuf;
+    const char *plan_abs;         /* the plan, absolute */
+    json_t *plan_file, *plan_doc; /* the plan, and its section of this cell */
+    int steps, step;
+    double t_start, base_wall, link_wall;
+    double *wall, *comp; /* each shard's wall and compile seconds, [1..n] */
+    size_t *owned;       /* each shard's TUs owned */
+    struct jstats ls;    /* the link job's journal */
+    struct tally cmp;
+};
+
+#define LOCAL_HELP (-1) /* --help was answered */
+
+static void local_release(struct local *l)
+{
+    sv_clear(&l->pins);
+    sv_clear(&l->fwd);
+    sv_clear(&l->compare);
+    struct strbuf *bufs[] = {&l->run_buf, &l->rroot, &l->self, &l->work,   &l->arts,
+                             &l->logs,    &l->log,   &l->keep, &l->planbuf};
+    for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++)
+        sb_release(bufs[k]);
+    json_decref(l->plan_file);
+    free(l->wall);
+    free(l->comp);
+    free(l->owned);
+}
+
+/* One option of shard's and link's that local passes on to every job as given (the seats'
+ * switches, the tools); 1 when argv's current one was. */
+static int local_forwarded(struct args *a, struct local *l)
+{
+    static const char *const flags[] = {"--host-seat",         "--no-host-seat", "--cuda-home-seat",
+                                        "--no-cuda-home-seat", "--relocatable",  "--reproducible",
+                                        "--no-reproducible"};
+    static const char *const values[] = {"--real-nvcc", "--real-cxx",    "--real-cc",  "--ccache",
+                                         "--cuda",      "--split-archs", "--seed-from"};
+    const char **tool[] = {&l->jo.real_nvcc, &l->jo.real_cxx,    &l->jo.real_cc, &l->jo.ccache,
+                           &l->jo.cuda,      &l->jo.split_archs, &l->jo.seed};
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+        if (args_flag(a, flags[k])) {
+            sv_push(&l->fwd, flags[k]);
+            return 1;
+        }
+    const char *val;
+    for (size_t k = 0; k < sizeof values / sizeof *values; k++)
+        if (args_value(a, values[k], &val)) { /* checked by shard and link */
+            sv_push(&l->fwd, values[k]);
+            sv_push(&l->fwd, val);
+            *tool[k] = val;
+            return 1;
+        }
+    return 0;
+}
+
+/* The options and the build command. EXIT_OK, LOCAL_HELP, or an exit status (reported). */
+static int local_parse(struct local *l, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
-    const char *n_s = NULL, *jobs = NULL, *clean = NULL, *cell = "local", *root = ".", *plan = NULL;
-    const char *rate = NULL, *val;
-    int baseline = 1, reproducible = 0;
-    struct strvec pins = STRVEC_INIT, fwd = STRVEC_INIT, compare = STRVEC_INIT;
-    const char *pin;
-    static const char *const fwd_flags[] = {
-        "--host-seat",   "--no-host-seat", "--cuda-home-seat", "--no-cuda-home-seat",
-        "--relocatable", "--reproducible", "--no-reproducible"};
-    static const char *const fwd_values[] = {"--real-nvcc", "--real-cxx", "--real-cc",
-                                             "--ccache",    "--cuda",     "--split-archs",
-                                             "--seed-from"};
-    struct jobenv_opts jo; /* for the cell's CUDA check, before the first build */
-    memset(&jo, 0, sizeof jo);
-    const char **tool[] = {&jo.real_nvcc, &jo.real_cxx,    &jo.real_cc, &jo.ccache,
-                           &jo.cuda,      &jo.split_archs, &jo.seed};
-    const char *remote = NULL, *run_id = NULL;
+    const char *n_s = NULL, *val;
+    l->cell = "local";
+    l->root = ".";
+    l->baseline = 1;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            return EXIT_OK;
+            return LOCAL_HELP;
         }
         if (args_flag(&a, "--"))
             break;
-        if (args_value(&a, "-n", &n_s) || args_value(&a, "--jobs", &jobs) ||
-            args_value(&a, "--clean", &clean) || args_value(&a, "--cell", &cell) ||
-            args_value(&a, "--root", &root) || args_value(&a, "--plan", &plan) ||
-            args_value(&a, "--min-hit-rate", &rate) || args_value(&a, "--remote", &remote) ||
-            args_value(&a, "--run-id", &run_id) ||
-            (args_flag(&a, "--no-baseline") && !(baseline = 0)))
+        if (args_value(&a, "-n", &n_s) || args_value(&a, "--jobs", &l->jobs) ||
+            args_value(&a, "--clean", &l->clean) || args_value(&a, "--cell", &l->cell) ||
+            args_value(&a, "--root", &l->root) || args_value(&a, "--plan", &l->plan) ||
+            args_value(&a, "--min-hit-rate", &l->rate) || args_value(&a, "--remote", &l->remote) ||
+            args_value(&a, "--run-id", &l->run_id) ||
+            (args_flag(&a, "--no-baseline") && !(l->baseline = 0)) || local_forwarded(&a, l))
             continue;
-        size_t k;
-        for (k = 0; k < sizeof fwd_flags / sizeof *fwd_flags; k++)
-            if (args_flag(&a, fwd_flags[k])) {
-                sv_push(&fwd, fwd_flags[k]);
-                break;
-            }
-        if (k < sizeof fwd_flags / sizeof *fwd_flags)
-            continue;
-        for (k = 0; k < sizeof fwd_values / sizeof *fwd_values; k++)
-            if (args_value(&a, fwd_values[k], &val)) { /* checked by shard and link */
-                sv_push(&fwd, fwd_values[k]);
-                sv_push(&fwd, val);
-                *tool[k] = val;
-                break;
-            }
-        if (k < sizeof fwd_values / sizeof *fwd_values)
-            continue;
-        if (args_value(&a, "--pin", &pin)) { /* checked by shardcc shard */
-            sv_push(&pins, pin);
+        if (args_value(&a, "--pin", &val)) { /* checked by shardcc shard */
+            sv_push(&l->pins, val);
             continue;
         }
         if (args_value(&a, "--compare", &val)) {
@@ -390,7 +425,7 @@ int cmd_local(int argc, char **argv)
                 report_error(CMD, "--compare \"%s\": a path relative to the root, inside it", val);
                 return EXIT_USAGE;
             }
-            sv_push(&compare, val);
+            sv_push(&l->compare, val);
             continue;
         }
         if (!a.error)
@@ -398,306 +433,352 @@ int cmd_local(int argc, char **argv)
     }
     if (a.error)
         return EXIT_USAGE;
-    int n = n_s ? parse_count(n_s) : 0;
-    if (n < 1 || n > 1000) {
+    l->n = n_s ? parse_count(n_s) : 0;
+    if (l->n < 1 || l->n > 1000) {
         report_error(CMD, "-n N is required, 1 <= N <= 1000 (a local run of more shards "
                           "than that is no rehearsal of CI)");
-        return EXIT_USAGE;
-    }
-    if (jobs && parse_count(jobs) < 1) {
-        report_error(CMD, "--jobs \"%s\" is not a positive number", jobs);
-        return EXIT_USAGE;
-    }
-    if (!cell_id_ok(cell)) {
-        report_error(CMD, "--cell \"%s\" is not a valid cell id", cell);
-        return EXIT_USAGE;
-    }
-    if (a.i >= argc) {
+    } else if (l->jobs && parse_count(l->jobs) < 1) {
+        report_error(CMD, "--jobs \"%s\" is not a positive number", l->jobs);
+    } else if (!cell_id_ok(l->cell)) {
+        report_error(CMD, "--cell \"%s\" is not a valid cell id", l->cell);
+    } else if (a.i >= argc) {
         report_error(CMD, "no build command after -- (see --help)");
-        return EXIT_USAGE;
-    }
-    if (compare.n && !baseline) {
+    } else if (l->compare.n && !l->baseline) {
         report_error(CMD, "--compare and --no-baseline: there is no unsharded build to compare "
                           "the link job's products with");
-        return EXIT_USAGE;
+    } else {
+        l->build = argv + a.i;
+        l->nbuild = argc - a.i;
+        return EXIT_OK;
     }
-    char **build = argv + a.i;
-    int nbuild = argc - a.i;
-    /* the remote: every job gets it and one run id (a fresh one here, where no CI names one) */
+    return EXIT_USAGE;
+}
+
+/* The remote: every job gets it and one run id (a fresh one here, where no CI names one). */
+static int local_remote(struct local *l)
+{
     const char *remote_env = getenv("SHARDCC_REMOTE");
-    if (!remote && remote_env && *remote_env)
-        remote = remote_env;
-    struct strbuf run_buf = STRBUF_INIT;
-    if (remote) {
-        char *r = jobenv_run_id(run_id);
-        if (r)
-            sb_adds(&run_buf, r);
-        else
-            sb_addf(&run_buf, "local-%ld-%llu", plat_pid(),
-                    (unsigned long long)(plat_wall_us() / 1000000));
-        free(r);
-        sv_push(&fwd, "--remote");
-        sv_push(&fwd, remote);
-        sv_push(&fwd, "--run-id");
-        sv_push(&fwd, sb_str(&run_buf));
-    } else if (run_id) {
+    if (!l->remote && remote_env && *remote_env)
+        l->remote = remote_env;
+    if (!l->remote && l->run_id) {
         report_error(CMD, "--run-id goes with --remote");
         return EXIT_USAGE;
     }
-    int crc = jobenv_check_cuda(&jo, CMD);
-    if (crc)
-        return crc;
-    struct strbuf rroot = STRBUF_INIT, self = STRBUF_INIT, work = STRBUF_INIT, arts = STRBUF_INIT,
-                  logs = STRBUF_INIT, log = STRBUF_INIT, keep = STRBUF_INIT;
-    if (jobenv_root(root, &rroot, CMD) != EXIT_OK)
+    if (!l->remote)
+        return EXIT_OK;
+    char *r = jobenv_run_id(l->run_id);
+    if (r)
+        sb_adds(&l->run_buf, r);
+    else
+        sb_addf(&l->run_buf, "local-%ld-%llu", plat_pid(),
+                (unsigned long long)(plat_wall_us() / 1000000));
+    free(r);
+    sv_push(&l->fwd, "--remote");
+    sv_push(&l->fwd, l->remote);
+    sv_push(&l->fwd, "--run-id");
+    sv_push(&l->fwd, sb_str(&l->run_buf));
+    return EXIT_OK;
+}
+
+/* The plan: absolute (the jobs run with another --root resolution), and its predictions. */
+static int local_plan(struct local *l)
+{
+    if (!l->plan)
+        return EXIT_OK;
+    struct strbuf cwd = STRBUF_INIT;
+    plat_getcwd(&cwd);
+    path_absolute(sb_str(&cwd), l->plan, &l->planbuf);
+    sb_release(&cwd);
+    l->plan_abs = sb_str(&l->planbuf);
+    json_error_t je;
+    l->plan_file = json_file_load(l->plan_abs, JSON_FILE_MAX, &je);
+    l->plan_doc = l->plan_file ? plan_section(l->plan_file, l->cell, NULL) : NULL; /* this cell's */
+    if (!l->plan_doc || json_integer_value(json_object_get(l->plan_doc, "n")) != l->n) {
+        report_error(CMD, "--plan \"%s\": %s", l->plan,
+                     l->plan_file ? "not a plan for -n shards (of this cell)" : je.text);
         return EXIT_USAGE;
-    /* the plan: absolute (the jobs run with another --root resolution), and its predictions */
-    struct strbuf planbuf = STRBUF_INIT;
-    const char *plan_abs = NULL;
-    json_t *plan_doc = NULL, *plan_file = NULL;
-    if (plan) {
-        struct strbuf cwd = STRBUF_INIT;
-        plat_getcwd(&cwd);
-        path_absolute(sb_str(&cwd), plan, &planbuf);
-        sb_release(&cwd);
-        plan_abs = sb_str(&planbuf);
-        json_error_t je;
-        plan_file = json_file_load(plan_abs, JSON_FILE_MAX, &je);
-        plan_doc = plan_file ? plan_section(plan_file, cell, NULL) : NULL; /* this cell's */
-        if (!plan_doc || json_integer_value(json_object_get(plan_doc, "n")) != n) {
-            report_error(CMD, "--plan \"%s\": %s", plan,
-                         plan_file ? "not a plan for -n shards (of this cell)" : je.text);
-            json_decref(plan_file);
-            return EXIT_USAGE;
-        }
     }
-    plat_self_exe(&self);
-    sb_addf(&work, "%s/.shardcc/local", sb_str(&rroot));
-    sb_addf(&arts, "%s/artifacts", sb_str(&work));
-    sb_addf(&logs, "%s/logs", sb_str(&work));
-    int e = plat_rmtree(sb_str(&work));
+    return EXIT_OK;
+}
+
+/* Before the first job: the remote, the cell's CUDA, the root, the plan, a fresh
+ * ROOT/.shardcc/local (artifacts and logs), --jobs for the build tools, the environment of
+ * the plain phase. */
+static int local_prepare(struct local *l)
+{
+    int rc;
+    if ((rc = local_remote(l)) != EXIT_OK || (rc = jobenv_check_cuda(&l->jo, CMD)) != EXIT_OK)
+        return rc;
+    if (jobenv_root(l->root, &l->rroot, CMD) != EXIT_OK)
+        return EXIT_USAGE;
+    if ((rc = local_plan(l)) != EXIT_OK)
+        return rc;
+    plat_self_exe(&l->self);
+    sb_addf(&l->work, "%s/.shardcc/local", sb_str(&l->rroot));
+    sb_addf(&l->arts, "%s/artifacts", sb_str(&l->work));
+    sb_addf(&l->logs, "%s/logs", sb_str(&l->work));
+    int e = plat_rmtree(sb_str(&l->work));
     if (!e)
-        e = plat_mkdir_p(sb_str(&arts));
+        e = plat_mkdir_p(sb_str(&l->arts));
     if (!e)
-        e = plat_mkdir_p(sb_str(&logs));
+        e = plat_mkdir_p(sb_str(&l->logs));
     if (e) {
-        report_error(CMD, "cannot prepare \"%s\": %s", sb_str(&work), plat_strerror(e));
+        report_error(CMD, "cannot prepare \"%s\": %s", sb_str(&l->work), plat_strerror(e));
         return EXIT_IO;
     }
-    if (!clean)
+    if (!l->clean)
         report_warning(CMD, "no --clean command: every build reuses the tree, unlike CI");
-    if (jobs) {
-        setenv("CMAKE_BUILD_PARALLEL_LEVEL", jobs, 1);
-        setenv("MAX_JOBS", jobs, 1);
+    if (l->jobs) {
+        setenv("CMAKE_BUILD_PARALLEL_LEVEL", l->jobs, 1);
+        setenv("MAX_JOBS", l->jobs, 1);
         struct strbuf mf = STRBUF_INIT;
-        sb_addf(&mf, "-j%s", jobs);
+        sb_addf(&mf, "-j%s", l->jobs);
         setenv("MAKEFLAGS", sb_str(&mf), 1);
         sb_release(&mf);
     }
     plain_environment();
-    int steps = n + 1 + baseline, step = 0, rc = 0;
-    double t_start = now_s(), base_wall = 0, link_wall = 0;
-    double *wall = calloc((size_t)n + 1, sizeof *wall), *comp = calloc((size_t)n + 1, sizeof *comp);
-    size_t *owned = calloc((size_t)n + 1, sizeof *owned);
+    l->steps = l->n + 1 + l->baseline;
+    l->t_start = now_s();
+    l->wall = calloc((size_t)l->n + 1, sizeof *l->wall);
+    l->comp = calloc((size_t)l->n + 1, sizeof *l->comp);
+    l->owned = calloc((size_t)l->n + 1, sizeof *l->owned);
+    return EXIT_OK;
+}
 
-    if (baseline) {
-        fprintf(stderr, CMD ": [%d/%d] unsharded build (baseline) ... %.0f s elapsed\n", ++step,
-                steps, now_s() - t_start);
-        sb_reset(&log);
-        sb_addf(&log, "%s/baseline.log", sb_str(&logs));
-        rc = run_clean(clean, sb_str(&log));
-        double t0 = now_s();
-        if (!rc)
-            rc = run_baseline(sb_str(&rroot), sb_str(&work), &fwd, build, sb_str(&log),
-                              &reproducible);
-        base_wall = now_s() - t0;
-        sb_reset(&keep);
-        sb_addf(&keep, "%s/baseline", sb_str(&work));
-        for (size_t k = 0; k < compare.n && !rc; k++)
-            rc = keep_copy(sb_str(&rroot), sb_str(&keep), compare.v[k], sb_str(&log));
-    }
-    for (int i = 1; i <= n && !rc; i++) {
-        fprintf(stderr, CMD ": [%d/%d] shard %d/%d ... %.0f s elapsed\n", ++step, steps, i, n,
-                now_s() - t_start);
-        sb_reset(&log);
-        sb_addf(&log, "%s/shard-%d-of-%d.log", sb_str(&logs), i, n);
-        rc = run_clean(clean, sb_str(&log));
-        if (rc)
-            break;
-        struct strvec v = STRVEC_INIT;
-        struct strbuf spec = STRBUF_INIT;
-        sb_addf(&spec, "%d/%d", i, n);
-        sv_push(&v, sb_str(&self));
-        sv_push(&v, "shard");
-        sv_push(&v, "--shard");
-        sv_push(&v, sb_str(&spec));
-        sv_push(&v, "--cell");
-        sv_push(&v, cell);
-        if (remote) {
-            sv_push(&v, "--no-artifact");
-        } else {
-            sv_push(&v, "--artifact");
-            sv_push(&v, sb_str(&arts));
-        }
-        for (size_t k = 0; k < pins.n; k++) {
-            sv_push(&v, "--pin");
-            sv_push(&v, pins.v[k]);
-        }
-        push_job_tail(&v, sb_str(&rroot), &fwd, plan_abs, build, nbuild);
-        double t0 = now_s();
-        struct strbuf jp = STRBUF_INIT, what = STRBUF_INIT;
-        sb_addf(&jp, "%s/.shardcc/shard-%d-of-%d/journal.tsv", sb_str(&rroot), i, n);
-        sb_addf(&what, "shard %d/%d", i, n);
-        rc = run_logged(sv_argv(&v), sb_str(&log), sb_str(&what), sb_str(&jp));
+/* The next step's line, and its log's path into l->log. */
+static void local_step(struct local *l, const char *what, const char *logname)
+{
+    fprintf(stderr, CMD ": [%d/%d] %s ... %.0f s elapsed\n", ++l->step, l->steps, what,
+            now_s() - l->t_start);
+    sb_reset(&l->log);
+    sb_addf(&l->log, "%s/%s", sb_str(&l->logs), logname);
+}
+
+/* The unsharded build through the seats, and a copy of what --compare names. */
+static int local_baseline(struct local *l)
+{
+    if (!l->baseline)
+        return EXIT_OK;
+    local_step(l, "unsharded build (baseline)", "baseline.log");
+    int rc = run_clean(l->clean, sb_str(&l->log));
+    double t0 = now_s();
+    if (!rc)
+        rc = run_baseline(sb_str(&l->rroot), sb_str(&l->work), &l->fwd, l->build, sb_str(&l->log),
+                          &l->reproducible);
+    l->base_wall = now_s() - t0;
+    sb_reset(&l->keep);
+    sb_addf(&l->keep, "%s/baseline", sb_str(&l->work));
+    for (size_t k = 0; k < l->compare.n && !rc; k++)
+        rc = keep_copy(sb_str(&l->rroot), sb_str(&l->keep), l->compare.v[k], sb_str(&l->log));
+    return rc;
+}
+
+/* Shard i of n, and what it did from its journal (a failed shard's row too). */
+static int local_shard(struct local *l, int i)
+{
+    int n = l->n;
+    struct strbuf what = STRBUF_INIT, logname = STRBUF_INIT;
+    sb_addf(&what, "shard %d/%d", i, n);
+    sb_addf(&logname, "shard-%d-of-%d.log", i, n);
+    local_step(l, sb_str(&what), sb_str(&logname));
+    sb_release(&logname);
+    int rc = run_clean(l->clean, sb_str(&l->log));
+    if (rc) {
         sb_release(&what);
-        wall[i] = now_s() - t0;
-        sv_clear(&v);
-        sb_release(&spec);
-        /* what the shard did, from its journal: a failed shard's row too */
-        struct jrnl j;
-        if (jrnl_load(sb_str(&jp), &j) == 0) {
-            struct jstats s;
-            jrnl_stats(&j, &s);
-            owned[i] = s.cached;
-            comp[i] = s.cached_seconds;
-            jrnl_release(&j);
-        }
-        sb_release(&jp);
-        if (rc) {
-            report_error(CMD, "shard %d/%d failed (exit status %d); log: %s", i, n, rc,
-                         sb_str(&log));
-            break;
-        }
+        return rc;
     }
-    struct jstats ls;
-    memset(&ls, 0, sizeof ls);
-    if (!rc) {
-        fprintf(stderr, CMD ": [%d/%d] link job ... %.0f s elapsed\n", ++step, steps,
-                now_s() - t_start);
-        sb_reset(&log);
-        sb_addf(&log, "%s/link.log", sb_str(&logs));
-        rc = run_clean(clean, sb_str(&log));
-        if (!rc) {
-            struct strvec v = STRVEC_INIT;
-            struct strbuf ns = STRBUF_INIT;
-            sb_addf(&ns, "%d", n);
-            sv_push(&v, sb_str(&self));
-            sv_push(&v, "link");
-            if (remote) {
-                sv_push(&v, "--cell");
-                sv_push(&v, cell);
-            } else {
-                sv_push(&v, "--artifacts");
-                sv_push(&v, sb_str(&arts));
-            }
-            sv_push(&v, "--expect-shards");
-            sv_push(&v, sb_str(&ns));
-            if (rate) {
-                sv_push(&v, "--min-hit-rate");
-                sv_push(&v, rate);
-            }
-            push_job_tail(&v, sb_str(&rroot), &fwd, plan_abs, build, nbuild);
-            double t0 = now_s();
-            struct strbuf jp = STRBUF_INIT;
-            sb_addf(&jp, "%s/.shardcc/link/journal.tsv", sb_str(&rroot));
-            rc = run_logged(sv_argv(&v), sb_str(&log), "link job", sb_str(&jp));
-            link_wall = now_s() - t0;
-            sv_clear(&v);
-            sb_release(&ns);
-            if (rc)
-                report_error(CMD, "the link job failed (exit status %d); log: %s", rc,
-                             sb_str(&log));
-            struct jrnl j;
-            if (jrnl_load(sb_str(&jp), &j) == 0) {
-                jrnl_stats(&j, &ls);
-                jrnl_release(&j);
-            }
-            sb_release(&jp);
-        }
+    struct strvec v = STRVEC_INIT;
+    struct strbuf spec = STRBUF_INIT, jp = STRBUF_INIT;
+    sb_addf(&spec, "%d/%d", i, n);
+    sv_push(&v, sb_str(&l->self));
+    sv_push(&v, "shard");
+    sv_push(&v, "--shard");
+    sv_push(&v, sb_str(&spec));
+    sv_push(&v, "--cell");
+    sv_push(&v, l->cell);
+    if (l->remote) {
+        sv_push(&v, "--no-artifact");
+    } else {
+        sv_push(&v, "--artifact");
+        sv_push(&v, sb_str(&l->arts));
     }
+    for (size_t k = 0; k < l->pins.n; k++) {
+        sv_push(&v, "--pin");
+        sv_push(&v, l->pins.v[k]);
+    }
+    push_job_tail(&v, sb_str(&l->rroot), &l->fwd, l->plan_abs, l->build, l->nbuild);
+    double t0 = now_s();
+    sb_addf(&jp, "%s/.shardcc/shard-%d-of-%d/journal.tsv", sb_str(&l->rroot), i, n);
+    rc = run_logged(sv_argv(&v), sb_str(&l->log), sb_str(&what), sb_str(&jp));
+    l->wall[i] = now_s() - t0;
+    struct jrnl j;
+    if (jrnl_load(sb_str(&jp), &j) == 0) {
+        struct jstats s;
+        jrnl_stats(&j, &s);
+        l->owned[i] = s.cached;
+        l->comp[i] = s.cached_seconds;
+        jrnl_release(&j);
+    }
+    if (rc)
+        report_error(CMD, "shard %d/%d failed (exit status %d); log: %s", i, n, rc,
+                     sb_str(&l->log));
+    sv_clear(&v);
+    sb_release(&spec);
+    sb_release(&jp);
+    sb_release(&what);
+    return rc;
+}
 
+/* The link job, and its journal's counts. */
+static int local_link(struct local *l)
+{
+    local_step(l, "link job", "link.log");
+    int rc = run_clean(l->clean, sb_str(&l->log));
+    if (rc)
+        return rc;
+    struct strvec v = STRVEC_INIT;
+    struct strbuf ns = STRBUF_INIT, jp = STRBUF_INIT;
+    sb_addf(&ns, "%d", l->n);
+    sv_push(&v, sb_str(&l->self));
+    sv_push(&v, "link");
+    if (l->remote) {
+        sv_push(&v, "--cell");
+        sv_push(&v, l->cell);
+    } else {
+        sv_push(&v, "--artifacts");
+        sv_push(&v, sb_str(&l->arts));
+    }
+    sv_push(&v, "--expect-shards");
+    sv_push(&v, sb_str(&ns));
+    if (l->rate) {
+        sv_push(&v, "--min-hit-rate");
+        sv_push(&v, l->rate);
+    }
+    push_job_tail(&v, sb_str(&l->rroot), &l->fwd, l->plan_abs, l->build, l->nbuild);
+    double t0 = now_s();
+    sb_addf(&jp, "%s/.shardcc/link/journal.tsv", sb_str(&l->rroot));
+    rc = run_logged(sv_argv(&v), sb_str(&l->log), "link job", sb_str(&jp));
+    l->link_wall = now_s() - t0;
+    if (rc)
+        report_error(CMD, "the link job failed (exit status %d); log: %s", rc, sb_str(&l->log));
+    struct jrnl j;
+    if (jrnl_load(sb_str(&jp), &j) == 0) {
+        jrnl_stats(&j, &l->ls);
+        jrnl_release(&j);
+    }
+    sv_clear(&v);
+    sb_release(&ns);
+    sb_release(&jp);
+    return rc;
+}
+
+/* The table: each job's TUs owned, compile and wall seconds (planned seconds with a plan).
+ * The slowest shard's wall and the shards' compile seconds into *slowest and *total. */
+static void local_table(const struct local *l, double *slowest, double *total)
+{
+    int n = l->n;
     printf("\n%-8s %10s %12s%s %9s\n", "job", "TUs owned", "compile s",
-           plan_doc ? "    planned s" : "", "wall s");
-    double slowest = 0, total_comp = 0;
+           l->plan_doc ? "    planned s" : "", "wall s");
+    *slowest = *total = 0;
     for (int i = 1; i <= n; i++) {
-        if (wall[i] == 0)
+        if (l->wall[i] == 0)
             continue;
-        printf("%3d/%-4d %10zu %12.1f", i, n, owned[i], comp[i]);
-        if (plan_doc)
-            printf(" %12.1f", plan_shard_seconds(plan_doc, i));
-        printf(" %9.1f\n", wall[i]);
-        if (wall[i] > slowest)
-            slowest = wall[i];
-        total_comp += comp[i];
+        printf("%3d/%-4d %10zu %12.1f", i, n, l->owned[i], l->comp[i]);
+        if (l->plan_doc)
+            printf(" %12.1f", plan_shard_seconds(l->plan_doc, i));
+        printf(" %9.1f\n", l->wall[i]);
+        if (l->wall[i] > *slowest)
+            *slowest = l->wall[i];
+        *total += l->comp[i];
     }
+    const struct jstats *ls = &l->ls;
     char dev[64] = "";
-    if (ls.device)
-        snprintf(dev, sizeof dev, ", %zu of them device-code outputs", ls.device);
-    if (link_wall > 0)
+    if (ls->device)
+        snprintf(dev, sizeof dev, ", %zu of them device-code outputs", ls->device);
+    if (l->link_wall > 0)
         printf("%-8s %10s %12s%s %9.1f   hit rate %.1f%% (%zu/%zu TUs%s), %zu stubs\n", "link", "-",
-               "-", plan_doc ? "            -" : "", link_wall,
-               ls.tu ? 100.0 * (double)ls.hits / (double)ls.tu : 0.0, ls.hits, ls.tu, dev,
-               ls.stubbed);
-    struct tally cmp = {0, 0, 0};
-    if (!rc && baseline && compare.n) {
-        for (size_t k = 0; k < compare.n && !cmp.rc; k++)
-            compare_tree(sb_str(&keep), sb_str(&rroot), compare.v[k], reproducible, &cmp);
-        if (!cmp.rc && cmp.same == 0) {
-            report_error(CMD, "--compare: no product (ELF file, static library, zip) under %s",
-                         compare.v[0]);
-            cmp.rc = EXIT_USAGE;
-        }
-        rc = cmp.rc;
+               "-", l->plan_doc ? "            -" : "", l->link_wall,
+               ls->tu ? 100.0 * (double)ls->hits / (double)ls->tu : 0.0, ls->hits, ls->tu, dev,
+               ls->stubbed);
+}
+
+/* --compare: the link job's products against the baseline's copy. An exit status. */
+static int local_compare(struct local *l)
+{
+    for (size_t k = 0; k < l->compare.n && !l->cmp.rc; k++)
+        compare_tree(sb_str(&l->keep), sb_str(&l->rroot), l->compare.v[k], l->reproducible,
+                     &l->cmp);
+    if (!l->cmp.rc && l->cmp.same == 0) {
+        report_error(CMD, "--compare: no product (ELF file, static library, zip) under %s",
+                     l->compare.v[0]);
+        l->cmp.rc = EXIT_USAGE;
     }
-    /* the timings whenever every job ran, also when the compare or a guard failed */
-    if (link_wall > 0) {
-        printf("\npredicted CI makespan: %.1f s (slowest shard %.1f s + link %.1f s)",
-               slowest + link_wall, slowest, link_wall);
-        if (baseline && base_wall > 0)
-            printf("; unsharded build %.1f s: %.2fx faster, link job %.1f%% of the unsharded "
-                   "build\n",
-                   base_wall, base_wall / (slowest + link_wall), 100.0 * link_wall / base_wall);
-        else
-            printf("\n");
-        printf("total compile time over the shards: %.1f s\n", total_comp);
-        if (!plan_doc && !remote && n > 1)
-            suggest_plan(sb_str(&arts), n, comp);
-        if (cmp.same && !cmp.rc)
-            printf("the same as the unsharded build (through the seats): %zu products, %s%s\n",
-                   cmp.same,
-                   reproducible ? "byte for byte"
-                                : "up to nvcc's temp names (the jobs are not reproducible)",
-                   !cmp.stamped ? ""
-                   : reproducible
-                       ? " apart from the time stamps of the Windows objects and images in "
-                         "them (compare(1))"
-                       : " and the time stamps of Windows objects and images");
-        struct strbuf sp = STRBUF_INIT;
-        sb_addf(&sp, "%s/.shardcc/link/summary.json", sb_str(&rroot));
-        json_error_t sje;
-        json_t *sum = link_wall > 0 ? json_file_load(sb_str(&sp), JSON_FILE_MAX, &sje) : NULL;
-        struct jtime jt;
-        if (sum && jtime_of_summary(sum, &jt) == 0) {
-            struct strbuf tl = STRBUF_INIT;
-            jtime_format(&jt, &tl);
-            printf("the link job's build: %s\n", sb_str(&tl));
-            sb_release(&tl);
-        }
-        json_decref(sum);
-        sb_release(&sp);
+    return l->cmp.rc;
+}
+
+/* The timings (whenever every job ran, also when the compare or a guard failed): the
+ * predicted makespan, a plan's suggestion, the compare's verdict, the link job's build. */
+static void local_timings(const struct local *l, double slowest, double total)
+{
+    double link = l->link_wall;
+    printf("\npredicted CI makespan: %.1f s (slowest shard %.1f s + link %.1f s)", slowest + link,
+           slowest, link);
+    if (l->baseline && l->base_wall > 0)
+        printf("; unsharded build %.1f s: %.2fx faster, link job %.1f%% of the unsharded "
+               "build\n",
+               l->base_wall, l->base_wall / (slowest + link), 100.0 * link / l->base_wall);
+    else
+        printf("\n");
+    printf("total compile time over the shards: %.1f s\n", total);
+    if (!l->plan_doc && !l->remote && l->n > 1)
+        suggest_plan(sb_str(&l->arts), l->n, l->comp);
+    const struct tally *cmp = &l->cmp;
+    if (cmp->same && !cmp->rc)
+        printf(
+            "the same as the unsharded build (through the seats): %zu products, %s%s\n", cmp->same,
+            l->reproducible ? "byte for byte"
+                            : "up to nvcc's temp names (the jobs are not reproducible)",
+            !cmp->stamped     ? ""
+            : l->reproducible ? " apart from the time stamps of the Windows objects and images in "
+                                "them (compare(1))"
+                              : " and the time stamps of Windows objects and images");
+    struct strbuf sp = STRBUF_INIT;
+    sb_addf(&sp, "%s/.shardcc/link/summary.json", sb_str(&l->rroot));
+    json_error_t sje;
+    json_t *sum = json_file_load(sb_str(&sp), JSON_FILE_MAX, &sje);
+    struct jtime jt;
+    if (sum && jtime_of_summary(sum, &jt) == 0) {
+        struct strbuf tl = STRBUF_INIT;
+        jtime_format(&jt, &tl);
+        printf("the link job's build: %s\n", sb_str(&tl));
+        sb_release(&tl);
     }
-    free(wall);
-    free(comp);
-    free(owned);
-    sb_release(&rroot);
-    sb_release(&planbuf);
-    json_decref(plan_file);
-    sb_release(&self);
-    sb_release(&work);
-    sb_release(&arts);
-    sb_release(&logs);
-    sb_release(&log);
-    sb_release(&keep);
-    sv_clear(&compare);
+    json_decref(sum);
+    sb_release(&sp);
+}
+
+/* The phases of shardcc-local(1): the baseline, each shard, the link job, then the table,
+ * the compare and the timings. */
+int cmd_local(int argc, char **argv)
+{
+    struct local l;
+    memset(&l, 0, sizeof l);
+    int rc = local_parse(&l, argc, argv);
+    if (rc == LOCAL_HELP || rc != EXIT_OK || (rc = local_prepare(&l)) != EXIT_OK) {
+        local_release(&l);
+        return rc == LOCAL_HELP ? EXIT_OK : rc;
+    }
+    rc = local_baseline(&l);
+    for (int i = 1; i <= l.n && !rc; i++)
+        rc = local_shard(&l, i);
+    if (!rc)
+        rc = local_link(&l);
+    double slowest, total;
+    local_table(&l, &slowest, &total);
+    if (!rc && l.baseline && l.compare.n)
+        rc = local_compare(&l);
+    if (l.link_wall > 0)
+        local_timings(&l, slowest, total);
+    local_release(&l);
     return rc;
 }
