@@ -500,9 +500,9 @@ int jobenv_remote(const struct jobenv_opts *o, struct remote **remote, char **ru
     return EXIT_OK;
 }
 
-int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
+/* The job's places: the root, the cache and the journal (absolute). */
+static int build_paths(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
 {
-    memset(env, 0, sizeof *env);
     struct strbuf sb = STRBUF_INIT, cwd = STRBUF_INIT;
     int rc = jobenv_root(o->root, &sb, cmd);
     if (rc) {
@@ -522,18 +522,23 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         sb_addf(&sb, "%s/.shardcc/journal.tsv", env->root);
     env->journal = sb_detach(&sb);
     sb_release(&cwd);
+    return EXIT_OK;
+}
 
-    rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache,
-                        o->cuda_home_seat > 0);
+/* The tools and what follows from them: the toolchain (the cell's CUDA and ccache's version
+ * checked), reproducible objects, --split-archs, the remote, the fingerprint. */
+static int build_tools(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
+{
+    int rc = toolchain_find(&env->tc, o->real_nvcc, o->real_cxx, o->real_cc, o->ccache,
+                            o->cuda_home_seat > 0);
     if (!rc)
         rc = check_cell_cuda(o, &env->tc, cmd);
     if (!rc) {
         env->ccache_version = ccache_version(env->tc.ccache);
         rc = check_ccache_version(env->tc.ccache, env->ccache_version, cmd);
     }
-    if (rc)
-        return rc;
-    rc = resolve_reproducible(o, env, cmd);
+    if (!rc)
+        rc = resolve_reproducible(o, env, cmd);
     if (rc)
         return rc;
     /* --split-archs, else the caller's SHARDCC_SPLIT_ARCHS, else the default */
@@ -543,62 +548,72 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
                      o->split_archs ? "--split-archs " : SPLIT_ARCHS_ENV "=", sa);
         return EXIT_USAGE;
     }
-    rc = jobenv_remote(o, &env->remote, &env->run_id, cmd);
-    if (rc)
+    if ((rc = jobenv_remote(o, &env->remote, &env->run_id, cmd)) != EXIT_OK)
         return rc;
+    struct strbuf sb = STRBUF_INIT;
     rc = toolchain_fingerprint(&env->tc, &sb);
-    if (rc)
+    if (rc) {
+        sb_release(&sb);
         return rc;
-    env->fingerprint = sb_detach(&sb);
-    struct strbuf bindir = STRBUF_INIT;
-    if (shardcc_bindir(&bindir) != 0) {
-        report_error(cmd, "cannot find the directory of the shardcc binary");
-        return EXIT_IO;
     }
+    env->fingerprint = sb_detach(&sb);
+    return EXIT_OK;
+}
+
+/* The journal's directory and the cache made (shardcc env makes the journal's only for the
+ * plan it writes there), and a warm start's seed where ccache and the seat read it, beside
+ * the journal. */
+static int build_dirs_and_seed(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
+{
     char *jdir = parent_dir(env->journal);
     const char *dirs[] = {jdir, env->cache};
-    /* shardcc env creates the journal's directory only for the plan it writes there */
-    for (size_t i = 0; i < (o->print_only ? (o->plan && o->count ? 1u : 0u) : 2u); i++) {
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < (o->print_only ? (o->plan && o->count ? 1u : 0u) : 2u) && !rc; i++) {
         int e = plat_mkdir_p(dirs[i]);
         if (e) {
             report_error(cmd, "cannot create \"%s\": %s", dirs[i], plat_strerror(e));
-            free(jdir);
-            return EXIT_IO;
+            rc = EXIT_IO;
         }
     }
-    /* a warm start: the seed where ccache and the seat read it, beside the journal */
-    if (o->seed && seed_is_url(o->seed)) {
+    struct strbuf sb = STRBUF_INIT;
+    if (!rc && o->seed && seed_is_url(o->seed)) {
         struct remote sr;
         struct strbuf err = STRBUF_INIT;
         if (remote_parse(o->seed, &sr, &err) != 0) {
             report_error(cmd, "--seed-from %s", sb_str(&err));
-            sb_release(&err);
-            free(jdir);
-            return EXIT_USAGE;
+            rc = EXIT_USAGE;
+        } else {
+            sb_addf(&sb, "%s%s", sr.ccache, sr.read_only ? "" : "|read-only");
+            env->seed_storage = sb_detach(&sb);
+            env->seed_display = xstrdup(sr.display);
+            remote_release(&sr);
         }
-        sb_addf(&sb, "%s%s", sr.ccache, sr.read_only ? "" : "|read-only");
-        env->seed_storage = sb_detach(&sb);
-        env->seed_display = xstrdup(sr.display);
-        remote_release(&sr);
-    } else if (o->seed) {
+        sb_release(&err);
+    } else if (!rc && o->seed) {
         sb_addf(&sb, "%s/seed", jdir);
-        int src = seed_prepare(o->seed, sb_str(&sb), &env->seed_entries, cmd);
-        if (src) {
-            free(jdir);
-            return src;
+        rc = seed_prepare(o->seed, sb_str(&sb), &env->seed_entries, cmd);
+        if (!rc) {
+            struct strbuf st = STRBUF_INIT;
+            sb_addf(&st, "file:%s/ccache|read-only", sb_str(&sb));
+            env->seed_storage = sb_detach(&st);
+            sb_adds(&sb, "/store");
+            env->seed_store = sb_detach(&sb);
+            env->seed_display = xstrdup(o->seed);
+            fprintf(stderr, "%s: a warm start from %s: %zu entries\n", cmd, o->seed,
+                    env->seed_entries);
         }
-        struct strbuf st = STRBUF_INIT;
-        sb_addf(&st, "file:%s/ccache|read-only", sb_str(&sb));
-        env->seed_storage = sb_detach(&st);
-        sb_adds(&sb, "/store");
-        env->seed_store = sb_detach(&sb);
-        env->seed_display = xstrdup(o->seed);
-        fprintf(stderr, "%s: a warm start from %s: %zu entries\n", cmd, o->seed, env->seed_entries);
     }
+    sb_release(&sb);
     free(jdir);
+    return rc;
+}
 
-    json_t *v = env->set = json_object();
-    env->unset = json_array();
+/* The seat's own variables: the root, the phase, the shard, the real tools, the host
+ * compilers the fingerprint covers (an nvcc -ccbin naming another is hashed), the journal. */
+static void build_seat_vars(const struct jobenv_opts *o, struct jobenv *env)
+{
+    json_t *v = env->set;
+    struct strbuf sb = STRBUF_INIT;
     add(v, "SHARDCC_ROOT", env->root);
     add(v, "SHARDCC_PHASE", o->count ? "shard" : o->plain ? "plain" : "link");
     if (o->count) {
@@ -613,51 +628,51 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     add(v, "SHARDCC_REAL_NVCC_TORCH", env->tc.torch_nvcc);
     add(v, "SHARDCC_REAL_CXX", env->tc.cxx);
     add(v, "SHARDCC_REAL_CC", env->tc.cc);
-    { /* the host compilers the fingerprint covers: an nvcc -ccbin naming another is hashed */
-        struct strbuf rx = STRBUF_INIT, rc = STRBUF_INIT;
-        if (plat_realpath(env->tc.cxx, &rx) != 0)
-            sb_adds(&rx, env->tc.cxx);
-        if (plat_realpath(env->tc.cc, &rc) != 0)
-            sb_adds(&rc, env->tc.cc);
-        sb_reset(&sb);
-        sb_addf(&sb, "%s%c%s", sb_str(&rx), PLAT_PATHSEP, sb_str(&rc));
-        add(v, "SHARDCC_HOST_COVERED", sb_str(&sb));
-        sb_reset(&sb);
-        sb_release(&rx);
-        sb_release(&rc);
-    }
+    struct strbuf rx = STRBUF_INIT, rc = STRBUF_INIT;
+    if (plat_realpath(env->tc.cxx, &rx) != 0)
+        sb_adds(&rx, env->tc.cxx);
+    if (plat_realpath(env->tc.cc, &rc) != 0)
+        sb_adds(&rc, env->tc.cc);
+    sb_addf(&sb, "%s%c%s", sb_str(&rx), PLAT_PATHSEP, sb_str(&rc));
+    add(v, "SHARDCC_HOST_COVERED", sb_str(&sb));
+    sb_release(&rx);
+    sb_release(&rc);
+    sb_release(&sb);
     add(v, "SHARDCC_CCACHE", env->tc.ccache);
     add(v, "SHARDCC_JOURNAL", env->journal);
+}
+
+/* The plan: its digest, and for a shard the seat's form beside the journal (SHARDCC_PLAN);
+ * the pins. */
+static int build_plan_vars(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
+{
+    json_t *v = env->set;
     if (o->plan) {
-        struct strbuf seat = STRBUF_INIT, digest = STRBUF_INIT, err = STRBUF_INIT;
+        struct strbuf seat = STRBUF_INIT, digest = STRBUF_INIT, err = STRBUF_INIT,
+                      path = STRBUF_INIT;
         int prc = plan_load(o->plan, o->count, o->cell, &seat, &digest, &err);
         if (prc) {
             report_error(cmd, "%s", sb_str(&err));
         } else if (o->count) {
-            /* the seat's form, beside the journal: SHARDCC_PLAN */
             char *dir = parent_dir(env->journal);
-            sb_reset(&sb);
-            sb_addf(&sb, "%splan.tsv", dir);
+            sb_addf(&path, "%splan.tsv", dir);
             free(dir);
-            int e = plat_write_atomic(sb_str(&sb), seat.buf, seat.len);
+            int e = plat_write_atomic(sb_str(&path), seat.buf, seat.len);
             if (e) {
-                report_error(cmd, "cannot write \"%s\": %s", sb_str(&sb), plat_strerror(e));
+                report_error(cmd, "cannot write \"%s\": %s", sb_str(&path), plat_strerror(e));
                 prc = EXIT_IO;
             } else {
-                add(v, "SHARDCC_PLAN", sb_str(&sb));
+                add(v, "SHARDCC_PLAN", sb_str(&path));
             }
-            sb_reset(&sb);
         }
         if (!prc)
             env->plan_digest = sb_detach(&digest);
         sb_release(&seat);
         sb_release(&digest);
         sb_release(&err);
-        if (prc) {
-            sb_release(&sb);
-            sb_release(&bindir);
+        sb_release(&path);
+        if (prc)
             return prc;
-        }
     }
     if (!o->plan || !o->count)
         json_array_append_new(env->unset, json_string("SHARDCC_PLAN"));
@@ -665,38 +680,38 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "SHARDCC_PIN", sb_str(&o->pins));
     else
         json_array_append_new(env->unset, json_string("SHARDCC_PIN"));
-    rc = ld_seat_env(env, sb_str(&bindir), cmd);
-    if (rc) {
-        sb_release(&sb);
-        sb_release(&bindir);
-        return rc;
-    }
-    link_env(env, o->count != 0);
-    /* A compiler launcher of the build's own (CMAKE_<LANG>_COMPILER_LAUNCHER=ccache) would
-     * cache a shard's stubs under keys of its own and hand them to the link job without the
-     * seat seeing the call: it passes every call through instead. The seat removes this
-     * from the environment of the ccache it runs. */
+    return EXIT_OK;
+}
+
+/* The compiler seats: ccache off for a launcher of the build's own (CMAKE_<LANG>_COMPILER_
+ * LAUNCHER=ccache would cache a shard's stubs under keys of its own and hand them to the
+ * link job without the seat seeing the call; the seat removes it from the environment of
+ * the ccache it runs), PYTORCH_NVCC and CUDACXX (torch runs $CUDA_HOME/bin/nvcc where CMake
+ * runs CUDACXX or PATH's nvcc: a seat each, so that each runs the nvcc its build would have
+ * run), and the host seats. With --host-seat they shard every host TU; by default ("torch")
+ * only the TUs of torch extensions (-DTORCH_EXTENSION_NAME=), which run nothing they build,
+ * and every other call goes straight to the real compiler; --no-host-seat leaves CXX and CC
+ * alone. By default a CXX or CC that is not one program (CXX="ccache g++") is left alone
+ * too: the seat would drop the rest of it. */
+static void build_compiler_seats(const struct jobenv_opts *o, struct jobenv *env,
+                                 const char *bindir)
+{
+    json_t *v = env->set;
+    struct strbuf sb = STRBUF_INIT;
     add(v, "CCACHE_DISABLE", "1");
-    /* torch runs $CUDA_HOME/bin/nvcc where CMake runs CUDACXX or PATH's nvcc: a seat each,
-     * so that each runs the nvcc its build would have run */
-    sb_addf(&sb, "%s/shardcc-nvcc-torch" PLAT_EXE, sb_str(&bindir));
+    sb_addf(&sb, "%s/shardcc-nvcc-torch" PLAT_EXE, bindir);
     add(v, "PYTORCH_NVCC", native_path(&sb));
     sb_reset(&sb);
-    sb_addf(&sb, "%s/shardcc-nvcc" PLAT_EXE, sb_str(&bindir));
+    sb_addf(&sb, "%s/shardcc-nvcc" PLAT_EXE, bindir);
     add(v, "CUDACXX", native_path(&sb));
     sb_reset(&sb);
-    /* The host seats: with --host-seat they shard every host TU; by default ("torch") only
-     * the TUs of torch extensions (-DTORCH_EXTENSION_NAME=), which run nothing they build,
-     * and every other call goes straight to the real compiler; --no-host-seat leaves CXX
-     * and CC alone. By default a CXX or CC that is not one program (CXX="ccache g++") is
-     * left alone too: the seat would drop the rest of it. */
     if (o->host_seat >= 0) {
         static const char *const var[] = {"CXX", "CC"}, *const seat[] = {"c++", "cc"};
         const char *given[] = {o->real_cxx, o->real_cc};
         for (size_t i = 0; i < 2; i++) {
             if (o->host_seat == 0 && !given[i] && !host_var_plain(var[i]))
                 continue;
-            sb_addf(&sb, "%s/shardcc-%s" PLAT_EXE, sb_str(&bindir), seat[i]);
+            sb_addf(&sb, "%s/shardcc-%s" PLAT_EXE, bindir, seat[i]);
             add(v, var[i], native_path(&sb));
             sb_reset(&sb);
         }
@@ -704,14 +719,21 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     } else {
         json_array_append_new(env->unset, json_string("SHARDCC_HOST_SEAT"));
     }
+    sb_release(&sb);
+}
+
+/* The shadow CUDA_HOME, where it is made: its bin/nvcc the seat (shardcc-env(1)). */
+static int build_cuda_home(const struct jobenv_opts *o, struct jobenv *env, const char *bindir,
+                           const char *cmd)
+{
+    json_t *v = env->set;
 #ifdef _WIN32
     /* the shadow toolkit is made of symbolic links, which need a privilege on Windows:
      * torch's $CUDA_HOME/bin/nvcc is seated through PYTORCH_NVCC alone (docs/windows.md) */
+    (void)bindir;
     if (o->cuda_home_seat > 0) {
         report_error(cmd, "--cuda-home-seat: the shadow CUDA_HOME is not made on Windows "
                           "(it is symbolic links); PYTORCH_NVCC and CUDACXX are the seats");
-        sb_release(&sb);
-        sb_release(&bindir);
         return EXIT_USAGE;
     }
     int shadow = 0;
@@ -722,55 +744,64 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     if (!shadow) {
         json_array_append_new(env->unset, json_string("SHARDCC_CUDA_SHADOW"));
         json_array_append_new(env->unset, json_string("SHARDCC_CUDA_REAL"));
+        return EXIT_OK;
     }
-    if (shadow) {
-        char *real_root = shadow_root(&env->tc);
-        sb_addf(&sb, "%s/.shardcc/cuda-home", env->root);
-        struct strbuf seat = STRBUF_INIT;
-        sb_addf(&seat, "%s/shardcc-wrap", sb_str(&bindir));
-        int rc2 = make_shadow_cuda_home(sb_str(&sb), real_root, sb_str(&seat), cmd);
-        sb_release(&seat);
-        if (rc2) {
-            free(real_root);
-            return rc2;
-        }
-        env->cuda_home = sb_detach(&sb);
-        env->cuda_real = debug_root(real_root, env->cuda_home, cmd);
+    struct strbuf sb = STRBUF_INIT, seat = STRBUF_INIT;
+    char *real_root = shadow_root(&env->tc);
+    sb_addf(&sb, "%s/.shardcc/cuda-home", env->root);
+    sb_addf(&seat, "%s/shardcc-wrap", bindir);
+    int rc = make_shadow_cuda_home(sb_str(&sb), real_root, sb_str(&seat), cmd);
+    sb_release(&seat);
+    if (rc) {
         free(real_root);
-        real_root = NULL;
-        add(v, "CUDA_HOME", env->cuda_home);
-        add(v, "SHARDCC_CUDA_SHADOW", env->cuda_home);
-        add(v, "SHARDCC_CUDA_REAL", env->cuda_real);
-        if (o->cuda_home_seat > 0) {
-            /* asked for: also the builds that take CUDA_PATH or nvcc from PATH. By default
-             * only CUDA_HOME (torch's), so that CMake's FindCUDAToolkit (CUDA_PATH, PATH)
-             * finds the toolkit as it would without shardcc */
-            add(v, "CUDA_PATH", env->cuda_home);
-            const char *path = json_string_value(json_object_get(v, "PATH")); /* the ld seat's */
-            sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? PLAT_PATHSEP_S : "",
-                    path ? path : "");
-            add(v, "PATH", sb_str(&sb));
-            sb_reset(&sb);
-        }
-        /* Builds pass -I$CUDA_HOME/include to the host compiler too; with -g the shadow's
-         * path would land in the debug info. Map it back to the real toolkit's (GCC and
-         * clang leave -fdebug-prefix-map out of the switches they record). CPPFLAGS, which
-         * setuptools appends to the C and C++ flags alike: a CFLAGS or CXXFLAGS of ours
-         * would replace Python's own (-O2 -g ...) in setuptools >= 75.7, so those two get
-         * the map only where the caller set them already. */
-        static const char *const flagvars[] = {"CPPFLAGS", "CFLAGS", "CXXFLAGS"};
-        for (size_t i = 0; i < 3; i++) {
-            const char *old = getenv(flagvars[i]);
-            if (i > 0 && (!old || !*old))
-                continue;
-            if (old && strstr(old, "-fdebug-prefix-map=") && strstr(old, env->cuda_home))
-                continue; /* already mapped: eval'd twice */
-            sb_addf(&sb, "%s%s-fdebug-prefix-map=%s=%s", old ? old : "", old && *old ? " " : "",
-                    env->cuda_home, env->cuda_real);
-            add(v, flagvars[i], sb_str(&sb));
-            sb_reset(&sb);
-        }
+        sb_release(&sb);
+        return rc;
     }
+    env->cuda_home = sb_detach(&sb);
+    env->cuda_real = debug_root(real_root, env->cuda_home, cmd);
+    free(real_root);
+    add(v, "CUDA_HOME", env->cuda_home);
+    add(v, "SHARDCC_CUDA_SHADOW", env->cuda_home);
+    add(v, "SHARDCC_CUDA_REAL", env->cuda_real);
+    if (o->cuda_home_seat > 0) {
+        /* asked for: also the builds that take CUDA_PATH or nvcc from PATH. By default
+         * only CUDA_HOME (torch's), so that CMake's FindCUDAToolkit (CUDA_PATH, PATH)
+         * finds the toolkit as it would without shardcc */
+        add(v, "CUDA_PATH", env->cuda_home);
+        const char *path = json_string_value(json_object_get(v, "PATH")); /* the ld seat's */
+        sb_addf(&sb, "%s/bin%s%s", env->cuda_home, path && *path ? PLAT_PATHSEP_S : "",
+                path ? path : "");
+        add(v, "PATH", sb_str(&sb));
+        sb_reset(&sb);
+    }
+    /* Builds pass -I$CUDA_HOME/include to the host compiler too; with -g the shadow's
+     * path would land in the debug info. Map it back to the real toolkit's (GCC and
+     * clang leave -fdebug-prefix-map out of the switches they record). CPPFLAGS, which
+     * setuptools appends to the C and C++ flags alike: a CFLAGS or CXXFLAGS of ours
+     * would replace Python's own (-O2 -g ...) in setuptools >= 75.7, so those two get
+     * the map only where the caller set them already. */
+    static const char *const flagvars[] = {"CPPFLAGS", "CFLAGS", "CXXFLAGS"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *old = getenv(flagvars[i]);
+        if (i > 0 && (!old || !*old))
+            continue;
+        if (old && strstr(old, "-fdebug-prefix-map=") && strstr(old, env->cuda_home))
+            continue; /* already mapped: eval'd twice */
+        sb_addf(&sb, "%s%s-fdebug-prefix-map=%s=%s", old ? old : "", old && *old ? " " : "",
+                env->cuda_home, env->cuda_real);
+        add(v, flagvars[i], sb_str(&sb));
+        sb_reset(&sb);
+    }
+    sb_release(&sb);
+    return EXIT_OK;
+}
+
+/* ccache's variables: the cache, the base directory (--relocatable), the remote storage and
+ * the seed, and how it hashes. */
+static void build_ccache_vars(const struct jobenv_opts *o, struct jobenv *env)
+{
+    json_t *v = env->set;
+    struct strbuf sb = STRBUF_INIT;
     add(v, "CCACHE_DIR", env->cache);
     add(v, "SHARDCC_CCACHE_DIR", env->cache); /* the seat's ccache uses it, whatever a
                                                  launcher of the build sets CCACHE_DIR to */
@@ -786,14 +817,12 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
         add(v, "SHARDCC_REPRODUCIBLE", "1");
     else
         json_array_append_new(env->unset, json_string("SHARDCC_REPRODUCIBLE"));
-    sb_reset(&sb);
     sb_addf(&sb, "%d", env->split_archs);
     add(v, SPLIT_ARCHS_ENV, sb_str(&sb));
     sb_reset(&sb);
     /* ccache's remote storage: the hand-off (--remote), read-only in the link job; else none,
      * whatever ccache.conf or the caller's environment name: the shards' artifacts are the
      * one source of the link job's hits */
-    sb_reset(&sb);
     if (env->remote && !o->plain) {
         sb_adds(&sb, env->remote->ccache);
         if (!o->count && !env->remote->read_only)
@@ -813,8 +842,38 @@ int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cm
     sb_addf(&sb, "string:%s", env->fingerprint);
     add(v, "CCACHE_COMPILERCHECK", sb_str(&sb));
     sb_release(&sb);
+}
+
+int jobenv_build(const struct jobenv_opts *o, struct jobenv *env, const char *cmd)
+{
+    memset(env, 0, sizeof *env);
+    struct strbuf bindir = STRBUF_INIT;
+    int rc;
+    if ((rc = build_paths(o, env, cmd)) != EXIT_OK || (rc = build_tools(o, env, cmd)) != EXIT_OK)
+        goto out;
+    if (shardcc_bindir(&bindir) != 0) {
+        report_error(cmd, "cannot find the directory of the shardcc binary");
+        rc = EXIT_IO;
+        goto out;
+    }
+    if ((rc = build_dirs_and_seed(o, env, cmd)) != EXIT_OK)
+        goto out;
+    env->set = json_object();
+    env->unset = json_array();
+    build_seat_vars(o, env);
+    if ((rc = build_plan_vars(o, env, cmd)) != EXIT_OK ||
+        (rc = ld_seat_env(env, sb_str(&bindir), cmd)) != EXIT_OK)
+        goto out;
+    link_env(env, o->count != 0);
+    build_compiler_seats(o, env, sb_str(&bindir));
+    if ((rc = build_cuda_home(o, env, sb_str(&bindir), cmd)) != EXIT_OK)
+        goto out;
+    build_ccache_vars(o, env);
+out:
     sb_release(&bindir);
-    return EXIT_OK;
+    if (rc)
+        jobenv_release(env); /* nothing half-made is left to the caller */
+    return rc;
 }
 
 char *jobenv_run_id(const char *given)
