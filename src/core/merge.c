@@ -862,11 +862,22 @@ void merge_result_release(struct merge_result *r)
     r->cmake = NULL;
 }
 
-int merge_run(const struct merge_opts *o, struct merge_result *res)
-{
-    memset(res, 0, sizeof *res);
-    /* what the final rename needs, checked before the work: a name, not a symbolic link */
+/* One merge's work: the artifacts (the remote's shards first, then the fallbacks), the
+ * staging directory, the entries whose copies differ. */
+struct merging {
+    const struct merge_opts *o;
+    struct merge_result *res;
+    struct art *arts;
+    size_t n, nuse;        /* all of them; those used (the rest: fallbacks) */
+    const struct art *ref; /* the shard whose identity the others match */
+    struct strbuf staging;
+    json_t *diff; /* {rel, art} of each entry whose copies differ */
+};
 
+/* What the final rename needs, checked before the work: a name, not a symbolic link, and
+ * no directory with something in it. */
+static int merge_check_target(const struct merge_opts *o)
+{
     if (!*o->cache) {
         report_error(o->cmd, "the cache directory is \"\": name the directory to merge into");
         return EXIT_USAGE;
@@ -885,26 +896,33 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
                      o->cache);
         return EXIT_USAGE;
     }
+    return EXIT_OK;
+}
+
+/* The artifacts' manifests and the remote's, the remote's shards' artifacts put last (the
+ * fallbacks), guard 2 (one build, every shard once), shard order. */
+static int merge_load(struct merging *g)
+{
+    const struct merge_opts *o = g->o;
     char **files;
-    size_t n;
-    int rc = merge_expand_inputs(o, &files, &n);
+    int rc = merge_expand_inputs(o, &files, &g->n);
     if (rc)
         return rc;
-    if (n == 0 && !o->remote) {
+    if (g->n == 0 && !o->remote) {
         report_error(o->cmd, "no artifacts found (looked for *.tar.zst in the inputs)");
         free(files);
         return EXIT_GUARD;
     }
-    struct art *arts = calloc(n ? n : 1, sizeof *arts);
-    for (size_t i = 0; i < n; i++)
-        arts[i].path = files[i]; /* all of them: the loop below may stop early */
+    g->arts = calloc(g->n ? g->n : 1, sizeof *g->arts);
+    for (size_t i = 0; i < g->n; i++)
+        g->arts[i].path = files[i]; /* all of them: the loop below may stop early */
     free(files);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = load_manifest(o->cmd, &arts[i]);
+    for (size_t i = 0; i < g->n && !rc; i++)
+        rc = load_manifest(o->cmd, &g->arts[i]);
     int gone = 0;
     if (!rc && o->remote)
-        rc = load_remote(o, &arts, &n, &gone);
-    if (!rc && n == 0) {
+        rc = load_remote(o, &g->arts, &g->n, &gone);
+    if (!rc && g->n == 0) {
         report_error(o->cmd,
                      "no artifacts given, and the remote %s holds no manifest of run %s for "
                      "cell %s (shards of %d): did the shards run with this --remote, --run-id "
@@ -912,41 +930,48 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
                      o->remote->display, o->run, o->cell_name, o->expect);
         rc = EXIT_GUARD;
     }
-    /* the artifacts of shards the remote holds go last: the fallbacks */
-    size_t nuse = 0;
-    for (size_t i = 0; i < n; i++)
+    struct art *arts = g->arts;
+    for (size_t i = 0; i < g->n; i++)
         if (!arts[i].fallback) {
             struct art t = arts[i];
-            memmove(&arts[nuse + 1], &arts[nuse], (i - nuse) * sizeof *arts);
-            arts[nuse++] = t;
+            memmove(&arts[g->nuse + 1], &arts[g->nuse], (i - g->nuse) * sizeof *arts);
+            arts[g->nuse++] = t;
         }
-    const struct art *ref = NULL;
     if (!rc)
-        rc = guard_identity(o, arts, nuse, &ref);
+        rc = guard_identity(o, arts, g->nuse, &g->ref);
     if (!rc) /* the first extracted copy of an entry is kept: shard 1's */
-        qsort(arts, nuse, sizeof *arts, by_shard);
+        qsort(arts, g->nuse, sizeof *arts, by_shard);
+    return rc;
+}
 
-    struct strbuf staging = STRBUF_INIT, err = STRBUF_INIT;
-    sb_addf(&staging, "%s.merging.%ld", o->cache, plat_pid());
-    if (!rc) {
-        int e = plat_rmtree(sb_str(&staging));
-        if (!e)
-            e = plat_mkdir_p(sb_str(&staging));
-        if (e) {
-            report_error(o->cmd, "cannot create \"%s\": %s", sb_str(&staging), plat_strerror(e));
-            rc = EXIT_IO;
-        }
+/* The staging directory, beside the cache (renamed into place at the end). */
+static int merge_stage(struct merging *g)
+{
+    sb_addf(&g->staging, "%s.merging.%ld", g->o->cache, plat_pid());
+    int e = plat_rmtree(sb_str(&g->staging));
+    if (!e)
+        e = plat_mkdir_p(sb_str(&g->staging));
+    if (e) {
+        report_error(g->o->cmd, "cannot create \"%s\": %s", sb_str(&g->staging), plat_strerror(e));
+        return EXIT_IO;
     }
-    json_t *diff = json_array();
-    /* the remote's shards: their entries there (a D entry fetched), else their artifacts */
+    return EXIT_OK;
+}
+
+/* The remote's shards: their entries there (a D entry fetched); where the remote lacks
+ * some, the shard's artifact when given (then extracted), else a warning. */
+static int merge_remote_shards(struct merging *g)
+{
+    const struct merge_opts *o = g->o;
+    struct art *arts = g->arts;
+    size_t nuse = g->nuse, n = g->n;
     size_t *missing = calloc(nuse ? nuse : 1, sizeof *missing);
     struct strbuf *first = calloc(nuse ? nuse : 1, sizeof *first);
-    if (!rc)
-        rc = fetch_remote_entries(o, arts, nuse, sb_str(&staging), missing, first, res);
+    int rc = fetch_remote_entries(o, arts, nuse, sb_str(&g->staging), missing, first, g->res);
     for (size_t i = 0; i < nuse && !rc; i++) {
         if (!arts[i].remote)
             continue;
-        res->remote_shards++;
+        g->res->remote_shards++;
         size_t fb = n;
         for (size_t k = nuse; k < n; k++)
             if (arts[k].shard == arts[i].shard)
@@ -958,7 +983,7 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
                            missing[i], arts[i].shard, sb_str(&first[i]), arts[fb].path);
             arts[fb].fallback = 0; /* extracted below */
         } else if (missing[i]) {
-            res->remote_missing += missing[i];
+            g->res->remote_missing += missing[i];
             report_warning(o->cmd,
                            "the remote lacks %zu of shard %d's entries (first: %s): evicted, "
                            "or lost since the shard ran? The link job will miss their TUs "
@@ -970,86 +995,116 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         sb_release(&first[i]);
     free(first);
     free(missing);
-    if (!rc)
-        digest_collisions(arts, nuse, diff);
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (arts[i].remote || arts[i].fallback)
+    return rc;
+}
+
+/* Every artifact (not the remote's shards, not unused fallbacks) into the staging
+ * directory, each member checked against its manifest; entries whose copies differ are
+ * noted in g->diff. */
+static int merge_extract(struct merging *g)
+{
+    const struct merge_opts *o = g->o;
+    struct strbuf err = STRBUF_INIT;
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < g->n && !rc; i++) {
+        struct art *a = &g->arts[i];
+        if (a->remote || a->fallback)
             continue;
         struct extract_stats st;
-        rc = artifact_extract(arts[i].path, sb_str(&staging), &st, &err);
+        rc = artifact_extract(a->path, sb_str(&g->staging), &st, &err);
         if (rc)
             report_error(o->cmd, "%s", sb_str(&err));
         else
-            rc = check_entries(o->cmd, &arts[i], st.members, st.digests);
-        res->added += st.added;
-        res->same += st.same;
-        res->kept += st.kept;
+            rc = check_entries(o->cmd, a, st.members, st.digests);
+        g->res->added += st.added;
+        g->res->same += st.same;
+        g->res->kept += st.kept;
         size_t k;
         json_t *d;
         json_array_foreach(st.differing, k, d)
-            json_array_append_new(diff, json_pack("{s:O, s:s}", "rel", d, "art", arts[i].path));
+            json_array_append_new(g->diff, json_pack("{s:O, s:s}", "rel", d, "art", a->path));
         json_decref(st.differing);
         json_decref(st.members);
         json_decref(st.digests);
     }
-    if (!rc && json_array_size(diff)) {
-        size_t k;
-        json_t *d;
-        json_array_foreach(diff, k, d)
-        {
-            const char *rel = json_string_value(json_object_get(d, "rel"));
-            if (is_devcode_manifest(sb_str(&staging), rel)) {
-                res->kept++; /* the seat's manifests, as ccache's: one is kept */
-                continue;
-            }
-            int pinned;
-            const char *tu = tu_of_entry(arts, n, rel, &pinned);
-            if (pinned) {
-                /* every shard compiled it: its copies differ in the time ccache made them
-                 * (in the entry's header) and nvcc's temporary names */
-                res->pinned_copies++;
-                continue;
-            }
-            res->differing++;
-            (o->allow_nondeterministic ? report_warning : report_error)(
-                o->cmd,
-                "nondeterministic codegen: %s: its result (cache entry %s) in %s differs "
-                "from another shard's",
-                tu ? tu : "(no TU recorded for it)", rel,
-                json_string_value(json_object_get(d, "art")));
+    sb_release(&err);
+    return rc;
+}
+
+/* Guard 5 over the entries whose copies differ: the seat's manifests (one is kept) and
+ * pinned TUs' results (every shard compiled them) are excused; any other is nondeterministic
+ * codegen (exit 3, unless allowed). */
+static int merge_guard_copies(struct merging *g)
+{
+    const struct merge_opts *o = g->o;
+    struct merge_result *res = g->res;
+    if (!json_array_size(g->diff))
+        return EXIT_OK;
+    size_t k;
+    json_t *d;
+    json_array_foreach(g->diff, k, d)
+    {
+        const char *rel = json_string_value(json_object_get(d, "rel"));
+        if (is_devcode_manifest(sb_str(&g->staging), rel)) {
+            res->kept++; /* the seat's manifests, as ccache's: one is kept */
+            continue;
         }
-        if (res->differing && !o->allow_nondeterministic)
-            rc = EXIT_GUARD;
-        if (res->pinned_copies)
-            fprintf(stderr,
-                    "%s: %zu results of pinned TUs differ between shards (every shard compiled "
-                    "them; ccache's entries hold the time they were written): the merged cache "
-                    "holds shard %d's; the link job takes each one's owner's copy\n",
-                    o->cmd, res->pinned_copies, n ? arts[0].shard : 1);
-    }
-    json_decref(diff);
-    if (!rc) {
-        int e = plat_is_dir(o->cache) ? (rmdir(o->cache) == 0 ? 0 : errno) : 0;
-        if (!e)
-            e = plat_rename(sb_str(&staging), o->cache);
-        if (e == ENOTEMPTY || e == EEXIST) {
-            /* another merge into the same directory finished first: its cache is whole */
-            report_error(o->cmd,
-                         "the cache directory \"%s\" was filled by another merge while this "
-                         "one ran (that merge's cache is left as it is): give each merge a "
-                         "directory of its own",
-                         o->cache);
-            rc = EXIT_USAGE;
-        } else if (e) {
-            report_error(o->cmd, "cannot move the merged cache into \"%s\": %s", o->cache,
-                         plat_strerror(e));
-            rc = EXIT_IO;
+        int pinned;
+        const char *tu = tu_of_entry(g->arts, g->n, rel, &pinned);
+        if (pinned) {
+            /* every shard compiled it: its copies differ in the time ccache made them
+             * (in the entry's header) and nvcc's temporary names */
+            res->pinned_copies++;
+            continue;
         }
+        res->differing++;
+        (o->allow_nondeterministic ? report_warning : report_error)(
+            o->cmd,
+            "nondeterministic codegen: %s: its result (cache entry %s) in %s differs "
+            "from another shard's",
+            tu ? tu : "(no TU recorded for it)", rel, json_string_value(json_object_get(d, "art")));
     }
-    if (rc)
-        plat_rmtree(sb_str(&staging));
-    if (!rc)
-        res->cmake = agreed_cmake(o, arts, nuse);
+    if (res->pinned_copies)
+        fprintf(stderr,
+                "%s: %zu results of pinned TUs differ between shards (every shard compiled "
+                "them; ccache's entries hold the time they were written): the merged cache "
+                "holds shard %d's; the link job takes each one's owner's copy\n",
+                o->cmd, res->pinned_copies, g->n ? g->arts[0].shard : 1);
+    return res->differing && !o->allow_nondeterministic ? EXIT_GUARD : EXIT_OK;
+}
+
+/* The staging directory renamed into place (an empty directory there is replaced). */
+static int merge_finish(struct merging *g)
+{
+    const struct merge_opts *o = g->o;
+    int e = plat_is_dir(o->cache) ? (rmdir(o->cache) == 0 ? 0 : errno) : 0;
+    if (!e)
+        e = plat_rename(sb_str(&g->staging), o->cache);
+    if (e == ENOTEMPTY || e == EEXIST) {
+        /* another merge into the same directory finished first: its cache is whole */
+        report_error(o->cmd,
+                     "the cache directory \"%s\" was filled by another merge while this "
+                     "one ran (that merge's cache is left as it is): give each merge a "
+                     "directory of its own",
+                     o->cache);
+        return EXIT_USAGE;
+    }
+    if (e) {
+        report_error(o->cmd, "cannot move the merged cache into \"%s\": %s", o->cache,
+                     plat_strerror(e));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* What the caller learns of the shards: their identity (the reference shard's), how many
+ * were used, and the CMake state they agree on. */
+static void merge_describe(const struct merging *g, int ok)
+{
+    struct merge_result *res = g->res;
+    if (ok)
+        res->cmake = agreed_cmake(g->o, g->arts, g->nuse);
+    const struct art *ref = g->ref;
     if (ref) {
         res->count = ref->count;
         snprintf(res->cell, sizeof res->cell, "%s", ref->cell);
@@ -1058,14 +1113,31 @@ int merge_run(const struct merge_opts *o, struct merge_result *res)
         res->reproducible = ref->reproducible;
         res->plan = json_is_string(ref->plan) ? xstrdup(json_string_value(ref->plan)) : NULL;
     }
-    res->present = (int)nuse;
-    for (size_t i = 0; i < n; i++) {
-        json_decref(arts[i].m);
-        free(arts[i].path);
+    res->present = (int)g->nuse;
+}
+
+int merge_run(const struct merge_opts *o, struct merge_result *res)
+{
+    memset(res, 0, sizeof *res);
+    int rc = merge_check_target(o);
+    if (rc)
+        return rc;
+    struct merging g = {.o = o, .res = res, .staging = STRBUF_INIT, .diff = json_array()};
+    if ((rc = merge_load(&g)) == EXIT_OK && (rc = merge_stage(&g)) == EXIT_OK &&
+        (rc = merge_remote_shards(&g)) == EXIT_OK) {
+        digest_collisions(g.arts, g.nuse, g.diff);
+        if ((rc = merge_extract(&g)) == EXIT_OK && (rc = merge_guard_copies(&g)) == EXIT_OK)
+            rc = merge_finish(&g);
     }
-    free(arts);
-    (void)gone;
-    sb_release(&staging);
-    sb_release(&err);
+    if (rc && g.staging.len)
+        plat_rmtree(sb_str(&g.staging));
+    merge_describe(&g, rc == EXIT_OK);
+    json_decref(g.diff);
+    for (size_t i = 0; i < g.n; i++) {
+        json_decref(g.arts[i].m);
+        free(g.arts[i].path);
+    }
+    free(g.arts);
+    sb_release(&g.staging);
     return rc;
 }
