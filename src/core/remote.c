@@ -140,67 +140,60 @@ static char *masked(const char *url, const char *scheme_end)
     return sb_detach(&m);
 }
 
-int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
+/* The scheme of url: r->kind. 0, or -1 with the reason in err. */
+static int parse_scheme(const char *url, int unix_form, struct remote *r, struct strbuf *err)
 {
-    memset(r, 0, sizeof *r);
-    r->fd = -1;
-    r->connect_ms = 100;
-    r->op_ms = 10000;
-    const char *bar = strchr(spec, '|');
-    char *url = bar ? xstrndup(spec, (size_t)(bar - spec)) : xstrdup(spec);
-    const char *scheme_end = strstr(url, "://");
-    int unix_form = !strncmp(url, "redis+unix:", 11);
-    scheme_end = unix_form ? url + 11 : scheme_end ? scheme_end + 3 : NULL;
-    r->display = masked(spec, spec + ((scheme_end ? scheme_end : url) - url));
-    struct strbuf ex = STRBUF_INIT, fix = STRBUF_INIT;
-    int rc = -1;
     if (!strncmp(url, "https://", 8) || !strncmp(url, "rediss://", 9)) {
         sb_addf(err,
                 "\"%s\": ccache 4.7 speaks neither HTTPS nor TLS to Redis: use http:// or "
                 "redis:// (behind a tunnel or on a private network)",
                 r->display);
-        goto out;
+        return -1;
     }
-    if (!strncmp(url, "http://", 7))
+    if (!strncmp(url, "http://", 7)) {
         r->kind = REMOTE_HTTP;
-    else if (!strncmp(url, "redis://", 8) || unix_form)
+    } else if (!strncmp(url, "redis://", 8) || unix_form) {
         r->kind = REMOTE_REDIS;
-    else {
+    } else {
         sb_addf(err,
                 "\"%s\": not a remote storage URL ccache 4.7 can use with shardcc "
                 "(http://HOST[:PORT]/PATH, redis://HOST[:PORT][/DB] or "
                 "redis+unix:SOCKET)",
                 r->display);
-        goto out;
+        return -1;
     }
-    struct strbuf why = STRBUF_INIT;
-    if (expand_env(url, &ex, &why) != 0) {
-        sb_addf(err, "\"%s\": %s", r->display, sb_str(&why));
-        sb_release(&why);
-        goto out;
-    }
-    sb_release(&why);
-    /* what ccache would read otherwise, or send into a request line */
-    for (const char *c = sb_str(&ex); *c; c++)
+    return 0;
+}
+
+/* The URL with its variables expanded, refused where ccache would read it otherwise or send
+ * it into a request line: a control character, an '@' or '/' in the credentials. */
+static int check_expanded(const char *ex, int unix_form, const struct remote *r, struct strbuf *err)
+{
+    for (const char *c = ex; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
             sb_addf(err, "\"%s\": a control character in the URL (or in a variable it names)",
                     r->display);
-            goto out;
+            return -1;
         }
-    if (!unix_form) {
-        const char *auth0 = sb_str(&ex) + (r->kind == REMOTE_HTTP ? 7 : 8);
-        size_t alen = strcspn(auth0, "/"), ats = 0;
-        for (size_t i = 0; i < alen; i++)
-            ats += auth0[i] == '@';
-        if (ats > 1 || strchr(auth0 + alen, '@')) {
-            sb_addf(err,
-                    "\"%s\": an '@' or a '/' in the user or the password (write them as %%40 "
-                    "and %%2F): ccache would read another host from this URL",
-                    r->display);
-            goto out;
-        }
+    if (unix_form)
+        return 0;
+    const char *auth0 = ex + (r->kind == REMOTE_HTTP ? 7 : 8);
+    size_t alen = strcspn(auth0, "/"), ats = 0;
+    for (size_t i = 0; i < alen; i++)
+        ats += auth0[i] == '@';
+    if (ats > 1 || strchr(auth0 + alen, '@')) {
+        sb_addf(err,
+                "\"%s\": an '@' or a '/' in the user or the password (write them as %%40 "
+                "and %%2F): ccache would read another host from this URL",
+                r->display);
+        return -1;
     }
-    /* the attributes */
+    return 0;
+}
+
+/* The |attributes after the URL (bar: the first '|', or NULL). */
+static int parse_attributes(const char *bar, struct remote *r, struct strbuf *err)
+{
     for (const char *a = bar; a && *a == '|';) {
         const char *next = strchr(a + 1, '|');
         char *kv = next ? xstrndup(a + 1, (size_t)(next - a - 1)) : xstrdup(a + 1);
@@ -209,7 +202,7 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
         const char *v = eq ? eq + 1 : "true";
         if (eq)
             *eq = '\0';
-        int bad = 0;
+        int bad = 0, known = 1;
         if (!strcmp(kv, "read-only"))
             bad = strcmp(v, "true") && strcmp(v, "false") ? 1
                                                           : (r->read_only = !strcmp(v, "true"), 0);
@@ -223,73 +216,79 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
             r->flat = 1;
         else if (!strcmp(kv, "keep-alive") && r->kind == REMOTE_HTTP)
             bad = strcmp(v, "true") && strcmp(v, "false");
-        else {
+        else
+            known = 0;
+        if (!known)
             sb_addf(err,
                     "\"%s\": the attribute \"%s%s%s\" is not one shardcc knows (read-only, "
                     "connect-timeout, operation-timeout%s)",
                     r->display, kv, eq ? "=" : "", eq ? v : "",
                     r->kind == REMOTE_HTTP ? ", layout=subdirs|flat, keep-alive" : "");
-            free(kv);
-            goto out;
-        }
-        if (bad) {
+        else if (bad)
             sb_addf(err, "\"%s\": the attribute %s has the bad value \"%s\"", r->display, kv, v);
-            free(kv);
-            goto out;
-        }
         free(kv);
+        if (!known || bad)
+            return -1;
     }
-    if (!ex.len) {
-        sb_addf(err, "\"%s\": an empty URL", r->display);
-        goto out;
-    }
-    char *u = ex.buf;
-    if (unix_form) {
-        char *p = u + 11;
-        if (!strncmp(p, "//", 2))
-            p += 2;
-        char *q = strchr(p, '?');
-        if (q) {
-            *q++ = '\0';
-            if (strncmp(q, "db=", 3) || parse_db(q + 3, &r->db) != 0) {
-                sb_addf(err, "\"%s\": the query must be ?db=N", r->display);
-                goto out;
-            }
+    return 0;
+}
+
+/* redis+unix:[//]SOCKET[?db=N] (u: the expanded URL, changed in place). */
+static int parse_unix(char *u, const char *spec, struct remote *r, struct strbuf *err)
+{
+    char *p = u + 11;
+    if (!strncmp(p, "//", 2))
+        p += 2;
+    char *q = strchr(p, '?');
+    if (q) {
+        *q++ = '\0';
+        if (strncmp(q, "db=", 3) || parse_db(q + 3, &r->db) != 0) {
+            sb_addf(err, "\"%s\": the query must be ?db=N", r->display);
+            return -1;
         }
-        if (*p != '/') {
-            sb_addf(err, "\"%s\": redis+unix: needs an absolute socket path", r->display);
-            goto out;
-        }
-        r->unix_path = xstrdup(p);
-        r->loopback = 1;
-        r->ccache = xstrdup(spec);
-        rc = 0;
-        goto out;
     }
-    char *auth = u + (r->kind == REMOTE_HTTP ? 7 : 8);
+    if (*p != '/') {
+        sb_addf(err, "\"%s\": redis+unix: needs an absolute socket path", r->display);
+        return -1;
+    }
+    r->unix_path = xstrdup(p);
+    r->loopback = 1;
+    r->ccache = xstrdup(spec);
+    return 0;
+}
+
+/* USER:PASSWORD@ (or redis's PASSWORD@) before the host: r->user and r->password, decoded.
+ * Returns where the host starts (auth: after the scheme, changed in place). */
+static char *parse_credentials(char *auth, struct remote *r)
+{
     char *slash = strchr(auth, '/');
-    char *hostport = auth;
     char *at = strrchr(auth, '@');
-    if (at && (!slash || at < slash)) {
-        *at = '\0';
-        hostport = at + 1;
-        char *colon = strchr(auth, ':');
-        if (colon) {
-            *colon = '\0';
-            r->user = *auth ? xstrdup(auth) : NULL;
-            r->password = xstrdup(colon + 1);
-        } else if (r->kind == REMOTE_REDIS) { /* redis://PASSWORD@HOST */
-            r->password = xstrdup(auth);
-        } else {
-            r->user = xstrdup(auth);
-            r->password = xstrdup("");
-        }
-        if (r->user)
-            pct_decode(r->user);
-        if (r->password)
-            pct_decode(r->password);
+    if (!at || (slash && at > slash))
+        return auth;
+    *at = '\0';
+    char *colon = strchr(auth, ':');
+    if (colon) {
+        *colon = '\0';
+        r->user = *auth ? xstrdup(auth) : NULL;
+        r->password = xstrdup(colon + 1);
+    } else if (r->kind == REMOTE_REDIS) { /* redis://PASSWORD@HOST */
+        r->password = xstrdup(auth);
+    } else {
+        r->user = xstrdup(auth);
+        r->password = xstrdup("");
     }
-    slash = strchr(hostport, '/');
+    if (r->user)
+        pct_decode(r->user);
+    if (r->password)
+        pct_decode(r->password);
+    return at + 1;
+}
+
+/* HOST[:PORT] or [IPv6][:PORT], then the path: HTTP's, or redis's /DB (hostport changed in
+ * place). */
+static int parse_host_path(char *hostport, struct remote *r, struct strbuf *err)
+{
+    char *slash = strchr(hostport, '/');
     char *path = slash ? xstrdup(slash) : xstrdup("");
     if (slash)
         *slash = '\0';
@@ -299,7 +298,7 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
         if (!close) {
             sb_addf(err, "\"%s\": an unclosed '[' in the host", r->display);
             free(path);
-            goto out;
+            return -1;
         }
         *close = '\0';
         r->host = xstrdup(hostport + 1);
@@ -314,7 +313,7 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
     if (!*r->host || (port && (!*port || strspn(port, "0123456789") != strlen(port)))) {
         sb_addf(err, "\"%s\": no host, or a port that is not a number", r->display);
         free(path);
-        goto out;
+        return -1;
     }
     r->port = xstrdup(port ? port : r->kind == REMOTE_HTTP ? "80" : "6379");
     r->loopback = is_loopback(r->host);
@@ -323,32 +322,70 @@ int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
         while (n && path[n - 1] == '/')
             path[--n] = '\0';
         r->path = path;
-    } else {
-        if (*path && (strlen(path) < 2 || parse_db(path + 1, &r->db) != 0)) {
-            sb_addf(err, "\"%s\": the path of a redis:// URL is the database number (/N)",
-                    r->display);
-            free(path);
-            goto out;
-        }
-        free(path);
+        return 0;
     }
-    r->literal_password =
-        r->password && *r->password && r->display && strstr(r->display, "********");
-    /* ccache 4.7.5 sends no AUTH for redis://:PASSWORD@HOST and prints that password in its
-     * log: it gets redis://PASSWORD@HOST, which it handles */
-    const char *cu = strstr(spec, "redis://:");
-    if (r->kind == REMOTE_REDIS && cu == spec) {
+    int bad = *path && (strlen(path) < 2 || parse_db(path + 1, &r->db) != 0);
+    free(path);
+    if (bad) {
+        sb_addf(err, "\"%s\": the path of a redis:// URL is the database number (/N)", r->display);
+        return -1;
+    }
+    return 0;
+}
+
+/* What ccache gets: the URL as given, but for redis://:PASSWORD@HOST, which ccache 4.7.5
+ * sends no AUTH for (and prints the password in its log): redis://PASSWORD@HOST. */
+static char *ccache_url(const char *spec, const struct remote *r)
+{
+    if (r->kind == REMOTE_REDIS && !strncmp(spec, "redis://:", 9)) {
+        struct strbuf fix = STRBUF_INIT;
         sb_adds(&fix, "redis://");
         sb_adds(&fix, spec + 9);
-        r->ccache = sb_detach(&fix);
-    } else {
-        r->ccache = xstrdup(spec);
+        return sb_detach(&fix);
     }
-    rc = 0;
-out:
+    return xstrdup(spec);
+}
+
+int remote_parse(const char *spec, struct remote *r, struct strbuf *err)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    r->connect_ms = 100;
+    r->op_ms = 10000;
+    const char *bar = strchr(spec, '|');
+    char *url = bar ? xstrndup(spec, (size_t)(bar - spec)) : xstrdup(spec);
+    const char *scheme_end = strstr(url, "://");
+    int unix_form = !strncmp(url, "redis+unix:", 11);
+    scheme_end = unix_form ? url + 11 : scheme_end ? scheme_end + 3 : NULL;
+    r->display = masked(spec, spec + ((scheme_end ? scheme_end : url) - url));
+    struct strbuf ex = STRBUF_INIT, why = STRBUF_INIT;
+    int rc = parse_scheme(url, unix_form, r, err);
+    if (!rc && expand_env(url, &ex, &why) != 0) {
+        sb_addf(err, "\"%s\": %s", r->display, sb_str(&why));
+        rc = -1;
+    }
+    if (!rc)
+        rc = check_expanded(sb_str(&ex), unix_form, r, err);
+    if (!rc)
+        rc = parse_attributes(bar, r, err);
+    if (!rc && !ex.len) {
+        sb_addf(err, "\"%s\": an empty URL", r->display);
+        rc = -1;
+    }
+    if (!rc && unix_form) {
+        rc = parse_unix(ex.buf, spec, r, err);
+    } else if (!rc) {
+        char *hostport = parse_credentials(ex.buf + (r->kind == REMOTE_HTTP ? 7 : 8), r);
+        rc = parse_host_path(hostport, r, err);
+        if (!rc) {
+            r->literal_password =
+                r->password && *r->password && r->display && strstr(r->display, "********");
+            r->ccache = ccache_url(spec, r);
+        }
+    }
     free(url);
     sb_release(&ex);
-    sb_release(&fix);
+    sb_release(&why);
     if (rc)
         remote_release(r); /* nothing is left to the caller of a URL that failed */
     return rc;
