@@ -52,113 +52,158 @@ static const char usage[] =
     "\n"
     "Exit status: 0 ok, 2 usage, 4 an unreadable input or output.\n";
 
-int cmd_plan(int argc, char **argv)
+/* One plan's making, from its options to the file. */
+struct planning {
+    const char *out, *pick_s, *root;
+    int n, sources, per_cell, latest;
+    struct strvec inputs;
+    struct costs c;
+    struct cell_costs cc;
+};
+
+#define PLAN_HELP (-1) /* --help was answered */
+
+static void planning_release(struct planning *p)
+{
+    plan_costs_release(&p->c);
+    for (size_t i = 0; i < p->cc.n; i++) {
+        plan_costs_release(&p->cc.c[i]);
+        free(p->cc.cell[i]);
+    }
+    free(p->cc.c);
+    free(p->cc.cell);
+    json_decref(p->cc.index);
+    sv_clear(&p->inputs);
+}
+
+/* The options and the inputs (the words that are no option). */
+static int plan_parse(struct planning *p, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
-    const char *n_s = NULL, *out = NULL, *pick_s = "median", *root = ".";
-    int sources = 0, per_cell = 0;
-    struct strvec inputs = STRVEC_INIT;
+    const char *n_s = NULL;
+    p->pick_s = "median";
+    p->root = ".";
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            sv_clear(&inputs);
-            return EXIT_OK;
+            return PLAN_HELP;
         }
-        if (args_value(&a, "-n", &n_s) || args_value(&a, "-o", &out) ||
-            args_value(&a, "--pick", &pick_s) || args_value(&a, "--root", &root) ||
-            (args_flag(&a, "--sources") && (sources = 1)) ||
-            (args_flag(&a, "--per-cell") && (per_cell = 1)))
+        if (args_value(&a, "-n", &n_s) || args_value(&a, "-o", &p->out) ||
+            args_value(&a, "--pick", &p->pick_s) || args_value(&a, "--root", &p->root) ||
+            (args_flag(&a, "--sources") && (p->sources = 1)) ||
+            (args_flag(&a, "--per-cell") && (p->per_cell = 1)))
             continue;
         if (argv[a.i][0] != '-' || !strcmp(argv[a.i], "-")) {
-            sv_push(&inputs, argv[a.i++]);
+            sv_push(&p->inputs, argv[a.i++]);
             continue;
         }
         if (!a.error)
             args_unknown(&a);
     }
-    int n = n_s ? parse_count(n_s) : 0, latest = !strcmp(pick_s, "latest");
-    int rc = EXIT_USAGE;
+    p->n = n_s ? parse_count(n_s) : 0;
+    p->latest = !strcmp(p->pick_s, "latest");
     if (a.error) {
         /* reported */
-    } else if (n < 1) {
+    } else if (p->n < 1) {
         report_error(CMD, "-n N is required, 1 <= N <= 100000 (see --help)");
-    } else if (!latest && strcmp(pick_s, "median")) {
-        report_error(CMD, "--pick is median or latest, not \"%s\"", pick_s);
-    } else if (!inputs.n && !sources) {
+    } else if (!p->latest && strcmp(p->pick_s, "median")) {
+        report_error(CMD, "--pick is median or latest, not \"%s\"", p->pick_s);
+    } else if (!p->inputs.n && !p->sources) {
         report_error(CMD, "no input: give artifacts, journals or cost tables, or --sources");
-    } else if (per_cell && sources) {
+    } else if (p->per_cell && p->sources) {
         report_error(CMD, "--per-cell plans from measured times: not with --sources");
     } else {
-        rc = EXIT_OK;
+        return EXIT_OK;
     }
-    struct costs c = {.cmd = CMD};
-    struct cell_costs cc = {0};
-    for (size_t i = 0; i < inputs.n && !rc; i++)
-        rc = plan_costs_read_input(inputs.v[i], &c, sources, per_cell ? &cc : NULL);
-    if (!rc && sources) {
-        if (!plat_is_dir(root)) {
-            report_error(CMD, "--root \"%s\" is not a directory", root);
-            rc = EXIT_USAGE;
-        } else {
-            plan_costs_walk_sources(root, "", &c, 0);
+    return EXIT_USAGE;
+}
+
+/* The costs: each input's, and with --sources every CUDA source under the root. */
+static int plan_read(struct planning *p)
+{
+    p->c.cmd = CMD;
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < p->inputs.n && !rc; i++)
+        rc = plan_costs_read_input(p->inputs.v[i], &p->c, p->sources, p->per_cell ? &p->cc : NULL);
+    if (!rc && p->sources) {
+        if (!plat_is_dir(p->root)) {
+            report_error(CMD, "--root \"%s\" is not a directory", p->root);
+            return EXIT_USAGE;
         }
+        plan_costs_walk_sources(p->root, "", &p->c, 0);
     }
-    if (!rc && c.n == 0) {
+    if (!rc && p->c.n == 0) {
         report_error(CMD, "the inputs name no TU (no owned TU with a compile time)");
         rc = EXIT_USAGE;
     }
-    char *text = NULL;
-    struct plan_makespan ms;
-    if (!rc)
-        text = plan_costs_plan(&c, n, sources, latest, &ms);
-    if (!rc && per_cell) { /* {"format":1,"cells":{...},"default":...}, keys sorted */
-        json_t *doc = json_object(), *cells = json_object();
-        json_object_set_new(doc, "format", json_integer(PLAN_FORMAT));
-        json_object_set_new(doc, "default", json_loads(text, 0, NULL));
-        for (size_t i = 0; i < cc.n; i++) {
-            struct plan_makespan cms;
-            char *one = plan_costs_plan(&cc.c[i], n, 0, latest, &cms);
-            json_object_set_new(cells, cc.cell[i], json_loads(one, 0, NULL));
-            free(one);
-        }
-        json_object_set_new(doc, "cells", cells);
-        free(text);
-        text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-        json_decref(doc);
-        size_t len = strlen(text);
-        text = xrealloc(text, len + 2);
-        memcpy(text + len, "\n", 2);
-    }
-    if (!rc) {
-        if (out) {
-            int e = plat_write_atomic(out, text, strlen(text));
-            if (e) {
-                report_error(CMD, "cannot write \"%s\": %s", out, plat_strerror(e));
-                rc = EXIT_IO;
-            }
-        } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
-            report_error(CMD, "cannot write the plan: %s", strerror(errno));
-            rc = EXIT_IO;
-        }
-    }
-    if (!rc && per_cell)
-        fprintf(stderr, CMD ": a plan per cell for %zu cells, and a default of their %zu TUs\n",
-                cc.n, c.n);
-    if (!rc)
-        fprintf(stderr,
-                CMD ": %s%zu TUs over %d shards (%s): makespan %.1f s, hash partition %.1f s, "
-                    "ideal %.1f s\n",
-                per_cell ? "the default: " : "", c.n, n,
-                sources ? "count-balanced" : "longest first", ms.plan, ms.hash, ms.ideal);
-    free(text);
-    plan_costs_release(&c);
-    for (size_t i = 0; i < cc.n; i++) {
-        plan_costs_release(&cc.c[i]);
-        free(cc.cell[i]);
-    }
-    free(cc.c);
-    free(cc.cell);
-    json_decref(cc.index);
-    sv_clear(&inputs);
     return rc;
+}
+
+/* With --per-cell: {"format":1,"cells":{...},"default":...}, keys sorted, from the default
+ * plan's text and each cell's. */
+static char *plan_per_cell(const struct planning *p, char *text)
+{
+    json_t *doc = json_object(), *cells = json_object();
+    json_object_set_new(doc, "format", json_integer(PLAN_FORMAT));
+    json_object_set_new(doc, "default", json_loads(text, 0, NULL));
+    for (size_t i = 0; i < p->cc.n; i++) {
+        struct plan_makespan cms;
+        char *one = plan_costs_plan(&p->cc.c[i], p->n, 0, p->latest, &cms);
+        json_object_set_new(cells, p->cc.cell[i], json_loads(one, 0, NULL));
+        free(one);
+    }
+    json_object_set_new(doc, "cells", cells);
+    free(text);
+    text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+    json_decref(doc);
+    size_t len = strlen(text);
+    text = xrealloc(text, len + 2);
+    memcpy(text + len, "\n", 2);
+    return text;
+}
+
+/* The plan to -o (atomically) or to standard output. */
+static int plan_write(const struct planning *p, const char *text)
+{
+    if (p->out) {
+        int e = plat_write_atomic(p->out, text, strlen(text));
+        if (e) {
+            report_error(CMD, "cannot write \"%s\": %s", p->out, plat_strerror(e));
+            return EXIT_IO;
+        }
+    } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
+        report_error(CMD, "cannot write the plan: %s", strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* The steps of shardcc-plan(1): the costs read, the plan made (a plan per cell with
+ * --per-cell), written, and its predicted makespan said. */
+int cmd_plan(int argc, char **argv)
+{
+    struct planning p;
+    memset(&p, 0, sizeof p);
+    int rc = plan_parse(&p, argc, argv);
+    if (rc == EXIT_OK)
+        rc = plan_read(&p);
+    if (rc == EXIT_OK) {
+        struct plan_makespan ms;
+        char *text = plan_costs_plan(&p.c, p.n, p.sources, p.latest, &ms);
+        if (p.per_cell)
+            text = plan_per_cell(&p, text);
+        rc = plan_write(&p, text);
+        free(text);
+        if (!rc && p.per_cell)
+            fprintf(stderr, CMD ": a plan per cell for %zu cells, and a default of their %zu TUs\n",
+                    p.cc.n, p.c.n);
+        if (!rc)
+            fprintf(stderr,
+                    CMD ": %s%zu TUs over %d shards (%s): makespan %.1f s, hash partition "
+                        "%.1f s, ideal %.1f s\n",
+                    p.per_cell ? "the default: " : "", p.c.n, p.n,
+                    p.sources ? "count-balanced" : "longest first", ms.plan, ms.hash, ms.ideal);
+    }
+    planning_release(&p);
+    return rc == PLAN_HELP ? EXIT_OK : rc;
 }
