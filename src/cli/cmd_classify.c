@@ -117,9 +117,104 @@ static int split_parts(enum seat seat, const struct wrap_config *cfg, const stru
     return EXIT_OK;
 }
 
+#define CLASSIFY "shardcc classify"
+
+/* The seat --seat names, or the compiler's (cc: its path or name). 0, or EXIT_USAGE. */
+static int classify_seat(const char *seat_s, const char *cc, enum seat *seat)
+{
+    if (!seat_s)
+        *seat = seat_of_compiler(cc);
+    else if (!strcmp(seat_s, "nvcc"))
+        *seat = SEAT_NVCC;
+    else if (!strcmp(seat_s, "c++"))
+        *seat = SEAT_CXX;
+    else if (!strcmp(seat_s, "cc"))
+        *seat = SEAT_CC;
+    else {
+        report_error(CLASSIFY, "--seat \"%s\" is not nvcc, c++ or cc", seat_s);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* The seat's configuration as a job's would be: the phase (a shard's with --shard), the
+ * seat (*seatp), the root and the directory, the compiler's dialect, nvcc's extra flags, and the
+ * modes (reproducible: in a job's environment, shardcc env having set SHARDCC_PHASE, the job's
+ * choice; outside one, as a shard decides by default: where the nvcc named has
+ * --objdir-as-tempdir). cfg->root and cfg->cwd are the caller's to free. */
+static int classify_config(const char *shard, const char *root, const char *seat_s, const char *cc,
+                           enum seat *seatp, struct wrap_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    if (shard && parse_shard_spec(shard, &cfg->shard, &cfg->count) != 0) {
+        report_error(CLASSIFY, "--shard \"%s\" is not I/N with 1 <= I <= N", shard);
+        return EXIT_USAGE;
+    }
+    cfg->phase = shard ? PHASE_SHARD : PHASE_LINK;
+    if (classify_seat(seat_s, cc, seatp) != EXIT_OK)
+        return EXIT_USAGE;
+    enum seat seat = *seatp;
+    struct strbuf sb = STRBUF_INIT;
+    if (plat_realpath(root && *root ? root : ".", &sb) != 0) {
+        report_error(CLASSIFY, "--root \"%s\": %s", root ? root : ".", strerror(errno));
+        return EXIT_USAGE;
+    }
+    cfg->root = sb_detach(&sb);
+    plat_getcwd(&sb);
+    cfg->cwd = sb_detach(&sb);
+    if (seat != SEAT_NVCC)
+        cfg->msvc = msvc_dialect(cc); /* the seat reads it from its real compiler */
+    cfg->coff_machine = msvc_machine(cc);
+    if (seat == SEAT_NVCC) {
+        cfg->prepend = getenv("NVCC_PREPEND_FLAGS");
+        cfg->append = getenv("NVCC_APPEND_FLAGS");
+    }
+    const char *repro = getenv("SHARDCC_REPRODUCIBLE");
+    struct strbuf found = STRBUF_INIT;
+    if (!repro && !getenv("SHARDCC_PHASE") && seat == SEAT_NVCC &&
+        plat_find_in_path(cc, &found) == 0 &&
+        nvcc_has_option(sb_str(&found), "--objdir-as-tempdir"))
+        repro = "1";
+    sb_release(&found);
+    struct strbuf why = STRBUF_INIT;
+    int rc = EXIT_OK;
+    if (seat_modes(seat, getenv("SHARDCC_HOST_SEAT"), repro, cfg, &why)) {
+        report_error(CLASSIFY, "%s", sb_str(&why));
+        rc = EXIT_USAGE;
+    }
+    sb_release(&why);
+    return rc;
+}
+
+/* What the seat decided for the call, as one JSON object. */
+static json_t *classify_json(enum seat seat, const struct call *call)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "seat", json_string(seat_name(seat)));
+    json_object_set_new(o, "kind", json_string(kind_name(call->kind)));
+    json_object_set_new(o, "action", json_string(action_name(call->action)));
+    json_object_set_new(o, "reason", json_string(call->reason));
+    json_object_set_new(o, "source", str_or_null(call->source));
+    json_object_set_new(o, "key", str_or_null(call->key));
+    json_object_set_new(o, "output", str_or_null(call->output));
+    json_object_set_new(o, "depfile", str_or_null(call->depfile));
+    json_t *t = json_array();
+    for (size_t i = 0; i < call->dep_targets.n; i++)
+        json_array_append_new(t, json_string(call->dep_targets.v[i]));
+    json_object_set_new(o, "depfile_targets", t);
+    json_object_set_new(o, "owner", call->owner ? json_integer(call->owner) : json_null());
+    if (call->coff_machine) /* the stub's format: COFF for cl and clang-cl */
+        json_object_set_new(o, "stub", json_string(stub_coff_name(call->coff_machine)));
+    json_t *v = json_array();
+    for (size_t i = 0; i < call->argv.n; i++)
+        json_array_append_new(v, json_string(call->argv.v[i]));
+    json_object_set_new(o, "argv", v);
+    return o;
+}
+
 int cmd_classify(int argc, char **argv)
 {
-    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = "shardcc classify"};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CLASSIFY};
     const char *shard = NULL, *root = getenv("SHARDCC_ROOT"), *seat_s = NULL;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
@@ -137,108 +232,36 @@ int cmd_classify(int argc, char **argv)
     if (a.error)
         return EXIT_USAGE;
     if (a.i >= argc) {
-        report_error("shardcc classify", "no compiler command after -- (see --help)");
+        report_error(CLASSIFY, "no compiler command after -- (see --help)");
         return EXIT_USAGE;
     }
-    struct wrap_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    if (shard) {
-        if (parse_shard_spec(shard, &cfg.shard, &cfg.count) != 0) {
-            report_error("shardcc classify", "--shard \"%s\" is not I/N with 1 <= I <= N", shard);
-            return EXIT_USAGE;
-        }
-        cfg.phase = PHASE_SHARD;
-    } else {
-        cfg.phase = PHASE_LINK;
-    }
+    const char *cc = argv[a.i];
     enum seat seat;
-    if (!seat_s)
-        seat = seat_of_compiler(argv[a.i]);
-    else if (!strcmp(seat_s, "nvcc"))
-        seat = SEAT_NVCC;
-    else if (!strcmp(seat_s, "c++"))
-        seat = SEAT_CXX;
-    else if (!strcmp(seat_s, "cc"))
-        seat = SEAT_CC;
-    else {
-        report_error("shardcc classify", "--seat \"%s\" is not nvcc, c++ or cc", seat_s);
-        return EXIT_USAGE;
-    }
-    struct strbuf sb = STRBUF_INIT;
-    if (plat_realpath(root && *root ? root : ".", &sb) != 0) {
-        report_error("shardcc classify", "--root \"%s\": %s", root ? root : ".", strerror(errno));
-        return EXIT_USAGE;
-    }
-    cfg.root = sb_detach(&sb);
-    plat_getcwd(&sb);
-    cfg.cwd = sb_detach(&sb);
-    if (seat != SEAT_NVCC)
-        cfg.msvc = msvc_dialect(argv[a.i]); /* the seat reads it from its real compiler */
-    cfg.coff_machine = msvc_machine(argv[a.i]);
-    if (seat == SEAT_NVCC) {
-        cfg.prepend = getenv("NVCC_PREPEND_FLAGS");
-        cfg.append = getenv("NVCC_APPEND_FLAGS");
-    }
-    /* in a job's environment (shardcc env: SHARDCC_PHASE set) SHARDCC_REPRODUCIBLE is the
-     * job's choice; outside one, decide as a shard does by default: reproducible where the
-     * nvcc named has --objdir-as-tempdir */
-    const char *repro = getenv("SHARDCC_REPRODUCIBLE");
-    struct strbuf found = STRBUF_INIT;
-    if (!repro && !getenv("SHARDCC_PHASE") && seat == SEAT_NVCC &&
-        plat_find_in_path(argv[a.i], &found) == 0 &&
-        nvcc_has_option(sb_str(&found), "--objdir-as-tempdir"))
-        repro = "1";
-    sb_release(&found);
-    struct strbuf why = STRBUF_INIT;
-    if (seat_modes(seat, getenv("SHARDCC_HOST_SEAT"), repro, &cfg, &why)) {
-        report_error("shardcc classify", "%s", sb_str(&why));
-        sb_release(&why);
+    struct wrap_config cfg;
+    int rc = classify_config(shard, root, seat_s, cc, &seat, &cfg);
+    if (rc) {
         free(cfg.root);
         free(cfg.cwd);
-        return EXIT_USAGE;
+        return rc;
     }
-
     struct call call;
     struct strbuf err = STRBUF_INIT;
-    int rc = classify_call(seat, &cfg, argc - a.i - 1, argv + a.i + 1, &call, &err);
+    rc = classify_call(seat, &cfg, argc - a.i - 1, argv + a.i + 1, &call, &err);
     if (rc) {
-        report_error("shardcc classify", "%s", sb_str(&err));
-        return rc;
-    }
-    json_t *o = json_object();
-    json_object_set_new(o, "seat", json_string(seat_name(seat)));
-    json_object_set_new(o, "kind", json_string(kind_name(call.kind)));
-    json_object_set_new(o, "action", json_string(action_name(call.action)));
-    json_object_set_new(o, "reason", json_string(call.reason));
-    json_object_set_new(o, "source", str_or_null(call.source));
-    json_object_set_new(o, "key", str_or_null(call.key));
-    json_object_set_new(o, "output", str_or_null(call.output));
-    json_object_set_new(o, "depfile", str_or_null(call.depfile));
-    json_t *t = json_array();
-    for (size_t i = 0; i < call.dep_targets.n; i++)
-        json_array_append_new(t, json_string(call.dep_targets.v[i]));
-    json_object_set_new(o, "depfile_targets", t);
-    json_object_set_new(o, "owner", call.owner ? json_integer(call.owner) : json_null());
-    if (call.coff_machine) /* the stub's format: COFF for cl and clang-cl */
-        json_object_set_new(o, "stub", json_string(stub_coff_name(call.coff_machine)));
-    json_t *v = json_array();
-    for (size_t i = 0; i < call.argv.n; i++)
-        json_array_append_new(v, json_string(call.argv.v[i]));
-    json_object_set_new(o, "argv", v);
-    rc = split_parts(seat, &cfg, &call, argv[a.i], o);
-    if (rc) {
+        report_error(CLASSIFY, "%s", sb_str(&err));
+    } else {
+        json_t *o = classify_json(seat, &call);
+        rc = split_parts(seat, &cfg, &call, cc, o);
+        if (!rc) {
+            char *text = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
+            puts(text);
+            free(text);
+        }
         json_decref(o);
         call_release(&call);
-        free(cfg.root);
-        free(cfg.cwd);
-        return rc;
     }
-    char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
-    puts(s);
-    free(s);
-    json_decref(o);
-    call_release(&call);
+    sb_release(&err);
     free(cfg.root);
     free(cfg.cwd);
-    return EXIT_OK; /* main() flushes standard output and reports a failure */
+    return rc; /* main() flushes standard output and reports a failure */
 }
