@@ -145,114 +145,145 @@ static void print_summary(json_t *plan, struct package *const *pkgs, size_t np, 
     free(sum);
 }
 
-int cmd_matrix(int argc, char **argv)
+/* One farm's matrix, from its options to the plan printed. */
+struct matrix {
+    struct strvec inputs; /* --packages: files and directories */
+    const char *cells_path;
+    long max_jobs, concurrency;
+    int pretty, strict, summary;
+    struct strvec files, names; /* the package files, and each one's name from its directory */
+    struct cells cells;
+    struct package **pkgs;
+    size_t np;
+    struct strbuf err;
+};
+
+#define MATRIX_HELP (-1) /* --help was answered */
+
+static void matrix_release(struct matrix *m)
+{
+    for (size_t i = 0; i < m->np; i++) {
+        package_release(m->pkgs[i]);
+        free(m->pkgs[i]);
+    }
+    free(m->pkgs);
+    cells_release(&m->cells);
+    sv_clear(&m->inputs);
+    sv_clear(&m->files);
+    sv_clear(&m->names);
+    sb_release(&m->err);
+}
+
+/* The options. EXIT_OK, MATRIX_HELP or EXIT_USAGE (reported). */
+static int matrix_parse(struct matrix *m, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
-    struct strvec inputs = STRVEC_INIT;
-    const char *cells_path = NULL, *max_s = "256", *conc_s = "20", *first;
-    int pretty = 0, strict = 0, summary = 0;
+    const char *max_s = "256", *conc_s = "20", *first;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            sv_clear(&inputs);
-            return EXIT_OK;
+            return MATRIX_HELP;
         }
         if (args_value(&a, "--packages", &first)) {
-            sv_push(&inputs, first);
+            sv_push(&m->inputs, first);
             while (a.i < argc && argv[a.i][0] != '-')
-                sv_push(&inputs, argv[a.i++]);
+                sv_push(&m->inputs, argv[a.i++]);
             continue;
         }
-        if (args_value(&a, "--cells", &cells_path) || args_value(&a, "--max-jobs", &max_s) ||
+        if (args_value(&a, "--cells", &m->cells_path) || args_value(&a, "--max-jobs", &max_s) ||
             args_value(&a, "--concurrency", &conc_s) ||
-            (args_flag(&a, "--pretty") && (pretty = 1)) ||
-            (args_flag(&a, "--strict") && (strict = 1)) ||
-            (args_flag(&a, "--summary") && (summary = 1)))
+            (args_flag(&a, "--pretty") && (m->pretty = 1)) ||
+            (args_flag(&a, "--strict") && (m->strict = 1)) ||
+            (args_flag(&a, "--summary") && (m->summary = 1)))
             continue;
         if (!a.error)
             args_unknown(&a);
     }
-    long max_jobs = parse_count(max_s);
-    int rc = EXIT_USAGE;
-    if (a.error) {
-        sv_clear(&inputs);
+    m->max_jobs = parse_count(max_s);
+    m->concurrency = parse_count(conc_s);
+    if (a.error)
         return EXIT_USAGE;
-    }
-    if (!inputs.n || !cells_path) {
+    if (!m->inputs.n || !m->cells_path)
         report_error(CMD, "--packages and --cells are required (see --help)");
-        sv_clear(&inputs);
-        return EXIT_USAGE;
-    }
-    if (max_jobs < 1) {
+    else if (m->max_jobs < 1)
         report_error(CMD, "--max-jobs \"%s\" is not a number from 1 to 100000", max_s);
-        sv_clear(&inputs);
-        return EXIT_USAGE;
-    }
-    long concurrency = parse_count(conc_s);
-    if (concurrency < 1) {
+    else if (m->concurrency < 1)
         report_error(CMD, "--concurrency \"%s\" is not a number from 1 to 100000", conc_s);
-        sv_clear(&inputs);
-        return EXIT_USAGE;
-    }
-    struct strvec files = STRVEC_INIT, names = STRVEC_INIT;
-    rc = EXIT_OK;
-    for (size_t i = 0; i < inputs.n && !rc; i++) {
-        if (plat_is_dir(inputs.v[i])) {
-            rc = expand_dir(inputs.v[i], &files, &names);
+    else
+        return EXIT_OK;
+    return EXIT_USAGE;
+}
+
+/* The cells, then every package file (a directory's: each package's, named after it), each
+ * checked against the cells. */
+static int matrix_load(struct matrix *m)
+{
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < m->inputs.n && !rc; i++) {
+        if (plat_is_dir(m->inputs.v[i])) {
+            rc = expand_dir(m->inputs.v[i], &m->files, &m->names);
         } else {
-            sv_push(&files, inputs.v[i]);
-            sv_push(&names, "");
+            sv_push(&m->files, m->inputs.v[i]);
+            sv_push(&m->names, "");
         }
     }
-    sv_clear(&inputs);
-    struct strbuf err = STRBUF_INIT;
-    struct cells cells;
-    memset(&cells, 0, sizeof cells);
-    struct package **pkgs = calloc(files.n ? files.n : 1, sizeof *pkgs);
-    size_t np = 0;
-    if (!rc && (rc = cells_load(cells_path, &cells, &err)))
-        report_error(CMD, "%s", sb_str(&err));
-    for (size_t i = 0; i < files.n && !rc; i++) {
-        pkgs[np] = calloc(1, sizeof **pkgs);
-        rc = package_load(files.v[i], *names.v[i] ? names.v[i] : NULL, strict, pkgs[np], &err);
-        np++;
+    m->pkgs = calloc(m->files.n ? m->files.n : 1, sizeof *m->pkgs);
+    if (!rc && (rc = cells_load(m->cells_path, &m->cells, &m->err)))
+        report_error(CMD, "%s", sb_str(&m->err));
+    for (size_t i = 0; i < m->files.n && !rc; i++) {
+        struct package *p = m->pkgs[m->np++] = calloc(1, sizeof *p);
+        rc = package_load(m->files.v[i], *m->names.v[i] ? m->names.v[i] : NULL, m->strict, p,
+                          &m->err);
         if (!rc)
-            rc = package_check_against(pkgs[np - 1], &cells, &err);
+            rc = package_check_against(p, &m->cells, &m->err);
         if (rc)
-            report_error(CMD, "%s", sb_str(&err));
+            report_error(CMD, "%s", sb_str(&m->err));
     }
-    json_t *plan = NULL;
-    if (!rc && (rc = matrix_plan(pkgs, np, &cells, max_jobs, &plan, &err)))
-        report_error(CMD, "%s", sb_str(&err));
-    if (!rc) {
-        char *s = json_dumps(plan, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) |
-                                       (pretty ? JSON_INDENT(2) : JSON_COMPACT));
-        size_t nd = json_array_size(json_object_get(plan, "dispatches")), ns = 0, nl = 0;
-        for (size_t d = 0; d < nd; d++) {
-            json_t *x = json_array_get(json_object_get(plan, "dispatches"), d);
-            ns += json_array_size(json_object_get(x, "shards"));
-            nl += json_array_size(json_object_get(x, "links"));
-        }
-        if (puts(s) == EOF || fflush(stdout) != 0) {
-            report_error(CMD, "cannot write the plan: %s", strerror(errno));
-            rc = EXIT_IO;
-        } else {
-            fprintf(stderr, CMD ": %zu packages, %zu cells, %zu shard jobs in %zu dispatches\n", np,
-                    nl, ns, nd);
-            if (summary)
-                print_summary(plan, pkgs, np, max_jobs, concurrency);
-        }
-        free(s);
-        json_decref(plan);
-    }
-    for (size_t i = 0; i < np; i++) {
-        package_release(pkgs[i]);
-        free(pkgs[i]);
-    }
-    free(pkgs);
-    cells_release(&cells);
-    sv_clear(&files);
-    sv_clear(&names);
-    sb_release(&err);
     return rc;
+}
+
+/* The plan printed (its dispatches counted on standard error; --summary: the farm's
+ * estimate too). */
+static int matrix_print(const struct matrix *m, json_t *plan)
+{
+    char *text = json_dumps(plan, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) |
+                                      (m->pretty ? JSON_INDENT(2) : JSON_COMPACT));
+    json_t *dispatches = json_object_get(plan, "dispatches");
+    size_t nd = json_array_size(dispatches), ns = 0, nl = 0;
+    for (size_t d = 0; d < nd; d++) {
+        json_t *x = json_array_get(dispatches, d);
+        ns += json_array_size(json_object_get(x, "shards"));
+        nl += json_array_size(json_object_get(x, "links"));
+    }
+    int rc = EXIT_OK;
+    if (puts(text) == EOF || fflush(stdout) != 0) {
+        report_error(CMD, "cannot write the plan: %s", strerror(errno));
+        rc = EXIT_IO;
+    } else {
+        fprintf(stderr, CMD ": %zu packages, %zu cells, %zu shard jobs in %zu dispatches\n", m->np,
+                nl, ns, nd);
+        if (m->summary)
+            print_summary(plan, m->pkgs, m->np, m->max_jobs, m->concurrency);
+    }
+    free(text);
+    return rc;
+}
+
+/* The steps of shardcc-matrix(1): the cells and packages read, the dispatches planned, the
+ * plan printed. */
+int cmd_matrix(int argc, char **argv)
+{
+    struct matrix m;
+    memset(&m, 0, sizeof m);
+    int rc = matrix_parse(&m, argc, argv);
+    if (rc == EXIT_OK)
+        rc = matrix_load(&m);
+    json_t *plan = NULL;
+    if (rc == EXIT_OK && (rc = matrix_plan(m.pkgs, m.np, &m.cells, m.max_jobs, &plan, &m.err)))
+        report_error(CMD, "%s", sb_str(&m.err));
+    if (rc == EXIT_OK)
+        rc = matrix_print(&m, plan);
+    json_decref(plan);
+    matrix_release(&m);
+    return rc == MATRIX_HELP ? EXIT_OK : rc;
 }
