@@ -1252,6 +1252,173 @@ static int ld_main(struct wrap *w, const char *name, int argc, char **argv, uint
     return journal_link(w, -1, lc.hollow, lc.output, ACTION_HOLLOW, st, t0);
 }
 
+#define SEAT_GO (-1) /* seat_select: a seat was chosen, the call goes on */
+
+/* Which seat this process is, from the name it was run by (shardcc-nvcc, ..., the shadow
+ * toolkit's nvcc), or as shardcc-wrap from --seat=; shardcc-wrap's own modes (--version,
+ * --help, --classify, ccache's compiler of a reproducible TU) are answered here. SEAT_GO with
+ * w->seat, *first (the first compiler argument) and *torch set, else the exit status. */
+static int seat_select(int argc, char **argv, const char *name, struct wrap *w, int *first,
+                       int *torch)
+{
+    *first = 1;
+    *torch = 0;
+    const char *pipeline_nvcc = getenv(PIPELINE_ENV);
+    if (pipeline_nvcc && *pipeline_nvcc && strcmp(name, "shardcc-wrap") == 0) {
+        /* ccache runs us as the compiler of a reproducible TU (pipeline.h) */
+        char *nvcc = xstrdup(pipeline_nvcc);
+        unsetenv(PIPELINE_ENV);
+        return pipeline_main(nvcc, argc - 1, argv + 1);
+    }
+    if (strcmp(name, "shardcc-wrap") != 0) {
+        if (seat_from_name(name, &w->seat, torch) != 0) {
+            fprintf(stderr,
+                    "shardcc: cannot tell the seat from the program name \"%s\" "
+                    "(expected shardcc-nvcc, shardcc-nvcc-torch, shardcc-c++, shardcc-cc)\n",
+                    name);
+            return EXIT_USAGE;
+        }
+        /* a program named plain "nvcc" is the shadow CUDA_HOME's bin/nvcc: what torch runs
+         * as $CUDA_HOME/bin/nvcc, so it runs the nvcc torch would run */
+        if (!strcmp(name, "nvcc"))
+            *torch = 1;
+        return SEAT_GO;
+    }
+    static const char usage[] =
+        "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc|ld COMPILER-ARGS...\n"
+        "       shardcc-wrap --classify [--seat=SEAT] [--shard I/N] [--root DIR] -- "
+        "COMPILER ARGS...\n"
+        "       shardcc-wrap --version | --help\n";
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("shardcc-wrap %s (libc: %s)\n", SHARDCC_VERSION, SHARDCC_SEAT_LIBC);
+        return EXIT_OK;
+    }
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        printf("%s\nThe compiler seat, run once per compiler call. It is normally reached by\n"
+               "the names linked to it: shardcc-nvcc (CUDACXX), shardcc-nvcc-torch\n"
+               "(PYTORCH_NVCC), shardcc-c++ (CXX) and shardcc-cc (CC), with the variables\n"
+               "that eval \"$(shardcc env)\" sets; the name picks the seat. It stubs the\n"
+               "TUs another shard owns, runs the rest through ccache and journals each\n"
+               "call. See shardcc-wrap(1): docs/shardcc-wrap.md.\n",
+               usage);
+        return EXIT_OK;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--classify") == 0)
+        return classify_mode(argc - 2, argv + 2);
+    if (argc < 2 || strncmp(argv[1], "--seat=", 7) != 0 ||
+        seat_from_name(argv[1] + 7, &w->seat, torch) != 0) {
+        fprintf(stderr,
+                "%s  (normally reached as shardcc-nvcc, shardcc-nvcc-torch, shardcc-c++ or "
+                "shardcc-cc)\n",
+                usage);
+        return EXIT_USAGE;
+    }
+    *first = 2;
+    return SEAT_GO;
+}
+
+/* The default host seat's call that is not a torch extension's TU: the real compiler's, as
+ * if CXX/CC were not a seat (a launcher of the build's may run it: CCACHE_DISABLE=1 keeps a
+ * ccache out of the way); a TU is journaled (kind host, action direct). */
+static int seat_host_pass(struct wrap *w, const struct call *call, int nargs, char **args,
+                          uint64_t t0)
+{
+    int hfd = -1;
+    if (call->kind != KIND_TU || !w->journal || open_journal(w->journal, &hfd) != 0)
+        return run_direct(w, nargs, args);
+    int st = run_direct(w, nargs, args);
+    struct journal_rec r = {.wall_us = plat_wall_us(),
+                            .pid = plat_pid(),
+                            .seat = w->seat,
+                            .phase = w->cfg.phase,
+                            .shard = w->cfg.shard,
+                            .count = w->cfg.count,
+                            .kind = KIND_HOST,
+                            .action = ACTION_DIRECT,
+                            .status = st,
+                            .dur_us = plat_monotonic_us() - t0,
+                            .key = call->key,
+                            .output = call->output};
+    return journal_finish(w, hfd, w->journal, &r, st);
+}
+
+/* What the seat does with the call: split it into device items, write a stub, run it as
+ * given, run its device code through the store, or through ccache (the plain phase: the
+ * real compiler with the seat's changes). Its exit status. */
+static int seat_run(struct wrap *w, struct call *call, int nargs, char **args,
+                    struct pipeline_opts *po, struct ccache_outcome *outcome)
+{
+    int status;
+    struct strbuf err = STRBUF_INIT;
+    if (split_call(w, call, po, outcome, &status)) {
+        call->action = ACTION_SPLIT;
+        return status;
+    }
+    switch (call->action) {
+    case ACTION_STUB:
+        status = stub_write(call, &err);
+        if (status)
+            fail(w, status, "%s", sb_str(&err));
+        break;
+    case ACTION_DIRECT:
+        status = run_as_given(w, nargs, args);
+        break;
+    case ACTION_DEVICE:
+        status = w->cfg.phase == PHASE_PLAIN ? run_plain(w, call, nargs, args)
+                                             : run_devcode(w, call, outcome);
+        break;
+    case ACTION_CACHE:
+    default:
+        if (call->kind != KIND_TU && w->seat == SEAT_NVCC && w->cfg.reproducible &&
+            pipeline_links(nargs, args))
+            status = run_as_given(w, nargs, args); /* ccache: "called for link" */
+        else
+            status = w->cfg.phase == PHASE_PLAIN ? run_plain(w, call, nargs, args)
+                                                 : run_cached(w, call, outcome);
+        break;
+    }
+    sb_release(&err);
+    return status;
+}
+
+/* The call's journal record; status is returned, or the journal's failure. */
+static int seat_journal(struct wrap *w, const struct call *call, int journal_fd, int status,
+                        uint64_t t0, const struct ccache_outcome *outcome,
+                        const struct pipeline_opts *po)
+{
+    /* a probe of a source outside the root: its path in the key field, so that the jobs
+     * can name it (it is compiled in every job, not as a TU) */
+    struct strbuf outside = STRBUF_INIT;
+    if (call->outside_root && call->source)
+        path_absolute(w->cfg.cwd ? w->cfg.cwd : ".", call->source, &outside);
+    int whole =
+        call->kind == KIND_TU && (call->action == ACTION_CACHE || call->action == ACTION_PIN ||
+                                  call->action == ACTION_DEVICE || call->action == ACTION_SPLIT);
+    struct journal_rec r = {plat_wall_us(),
+                            plat_pid(),
+                            w->seat,
+                            w->cfg.phase,
+                            w->cfg.shard,
+                            w->cfg.count,
+                            call->kind,
+                            call->action,
+                            status,
+                            plat_monotonic_us() - t0,
+                            call->owner,
+                            call->key ? call->key : (outside.len ? sb_str(&outside) : NULL),
+                            call->output,
+                            outcome->outcome[0] ? outcome->outcome : NULL,
+                            outcome->result_key[0] ? outcome->result_key : NULL,
+                            whole ? &call->argv : NULL,
+                            fallback_why.len ? sb_str(&fallback_why) : NULL,
+                            po->n ? po->items : whole_items,
+                            po->n ? po->n : whole_n,
+                            outcome->remote};
+    return journal_finish(w, journal_fd, w->journal, &r, status);
+}
+
+/* The seat: which one this is, its configuration from the job's environment, the call
+ * classified, then done (shardcc-wrap(1)) and journaled. */
 int main(int argc, char **argv)
 {
     uint64_t t0 = plat_monotonic_us();
@@ -1260,67 +1427,16 @@ int main(int argc, char **argv)
     memset(&w, 0, sizeof w);
     char name_buf[256];
     const char *name = program_name(argv[0], name_buf, sizeof name_buf);
-    int first = 1, torch = 0;
-    const char *pipeline_nvcc = getenv(PIPELINE_ENV);
-    if (pipeline_nvcc && *pipeline_nvcc && strcmp(name, "shardcc-wrap") == 0) {
-        /* ccache runs us as the compiler of a reproducible TU (pipeline.h) */
-        char *nvcc = xstrdup(pipeline_nvcc);
-        unsetenv(PIPELINE_ENV);
-        return pipeline_main(nvcc, argc - 1, argv + 1);
-    }
-    if (strcmp(name, "shardcc-wrap") == 0) {
-        static const char usage[] =
-            "usage: shardcc-wrap --seat=nvcc|nvcc-torch|c++|cc|ld COMPILER-ARGS...\n"
-            "       shardcc-wrap --classify [--seat=SEAT] [--shard I/N] [--root DIR] -- "
-            "COMPILER ARGS...\n"
-            "       shardcc-wrap --version | --help\n";
-        if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-            printf("shardcc-wrap %s (libc: %s)\n", SHARDCC_VERSION, SHARDCC_SEAT_LIBC);
-            return EXIT_OK;
-        }
-        if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-            printf("%s\nThe compiler seat, run once per compiler call. It is normally reached by\n"
-                   "the names linked to it: shardcc-nvcc (CUDACXX), shardcc-nvcc-torch\n"
-                   "(PYTORCH_NVCC), shardcc-c++ (CXX) and shardcc-cc (CC), with the variables\n"
-                   "that eval \"$(shardcc env)\" sets; the name picks the seat. It stubs the\n"
-                   "TUs another shard owns, runs the rest through ccache and journals each\n"
-                   "call. See shardcc-wrap(1): docs/shardcc-wrap.md.\n",
-                   usage);
-            return EXIT_OK;
-        }
-        if (argc >= 2 && strcmp(argv[1], "--classify") == 0)
-            return classify_mode(argc - 2, argv + 2);
-        if (argc < 2 || strncmp(argv[1], "--seat=", 7) != 0 ||
-            seat_from_name(argv[1] + 7, &w.seat, &torch) != 0) {
-            fprintf(stderr,
-                    "%s  (normally reached as shardcc-nvcc, shardcc-nvcc-torch, shardcc-c++ or "
-                    "shardcc-cc)\n",
-                    usage);
-            return EXIT_USAGE;
-        }
-        first = 2;
-    } else if (seat_from_name(name, &w.seat, &torch) != 0) {
-        fprintf(stderr,
-                "shardcc: cannot tell the seat from the program name \"%s\" "
-                "(expected shardcc-nvcc, shardcc-nvcc-torch, shardcc-c++, shardcc-cc)\n",
-                name);
-        return EXIT_USAGE;
-    }
-    /* a program named plain "nvcc" is the shadow CUDA_HOME's bin/nvcc: what torch runs as
-     * $CUDA_HOME/bin/nvcc, so it runs the nvcc torch would run */
-    if (first == 1 && !strcmp(name, "nvcc"))
-        torch = 1;
+    int first, torch;
+    int rc = seat_select(argc, argv, name, &w, &first, &torch);
+    if (rc != SEAT_GO)
+        return rc;
     w.realvar = torch ? "SHARDCC_REAL_NVCC_TORCH" : NULL;
     int nargs = argc - first;
     char **args = argv + first;
     if (w.seat == SEAT_LD)
         return ld_main(&w, first == 2 ? argv[1] + 7 : name, nargs, args, t0);
-
-    int rc = load_config(&w);
-    if (rc)
-        return rc;
-    rc = check_tool(&w, w.realvar, w.real);
-    if (rc)
+    if ((rc = load_config(&w)) != EXIT_OK || (rc = check_tool(&w, w.realvar, w.real)) != EXIT_OK)
         return rc;
     if (w.depth > 0) {
         /* A compiler we started calls a seat again (nvcc -ccbin shardcc-c++): be transparent. */
@@ -1331,36 +1447,14 @@ int main(int argc, char **argv)
                         w.depth, w.realvar);
         return run_direct(&w, nargs, args);
     }
-
     struct call call;
     struct strbuf err = STRBUF_INIT;
     rc = classify_call(w.seat, &w.cfg, nargs, args, &call, &err);
     if (rc)
         return fail(&w, rc, "%s", sb_str(&err));
-    /* the default host seat: a call that is not a torch extension's TU is the real
-     * compiler's, unjournaled, as if CXX/CC were not a seat (a launcher of the build's
-     * may run it: CCACHE_DISABLE=1 keeps a ccache out of the way) */
-    if (call.host_pass) {
-        int hfd = -1;
-        if (call.kind != KIND_TU || !w.journal || open_journal(w.journal, &hfd) != 0)
-            return run_direct(&w, nargs, args);
-        int st = run_direct(&w, nargs, args);
-        struct journal_rec r = {.wall_us = plat_wall_us(),
-                                .pid = plat_pid(),
-                                .seat = w.seat,
-                                .phase = w.cfg.phase,
-                                .shard = w.cfg.shard,
-                                .count = w.cfg.count,
-                                .kind = KIND_HOST,
-                                .action = ACTION_DIRECT,
-                                .status = st,
-                                .dur_us = plat_monotonic_us() - t0,
-                                .key = call.key,
-                                .output = call.output};
-        return journal_finish(&w, hfd, w.journal, &r, st);
-    }
-    rc = check_launcher(&w);
-    if (rc)
+    if (call.host_pass)
+        return seat_host_pass(&w, &call, nargs, args, t0);
+    if ((rc = check_launcher(&w)) != EXIT_OK)
         return rc;
     int journal_fd = -1;
     if (w.journal) { /* opened before the compile: fail before it, not after it */
@@ -1369,7 +1463,6 @@ int main(int argc, char **argv)
             return fail(&w, EXIT_IO, "cannot append to the journal \"%s\": %s", w.journal,
                         plat_strerror(e));
     }
-
     int status;
     if (nvcc_hollow_link(&w, &call, journal_fd, t0, &status))
         return status;
@@ -1377,64 +1470,8 @@ int main(int argc, char **argv)
     memset(&outcome, 0, sizeof outcome);
     struct pipeline_opts po;
     memset(&po, 0, sizeof po);
-    if (split_call(&w, &call, &po, &outcome, &status))
-        call.action = ACTION_SPLIT;
-    else
-        switch (call.action) {
-        case ACTION_STUB:
-            status = stub_write(&call, &err);
-            if (status)
-                fail(&w, status, "%s", sb_str(&err));
-            break;
-        case ACTION_DIRECT:
-            status = run_as_given(&w, nargs, args);
-            break;
-        case ACTION_DEVICE:
-            status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
-                                                : run_devcode(&w, &call, &outcome);
-            break;
-        case ACTION_CACHE:
-        default:
-            if (call.kind != KIND_TU && w.seat == SEAT_NVCC && w.cfg.reproducible &&
-                pipeline_links(nargs, args))
-                status = run_as_given(&w, nargs, args); /* ccache: "called for link" */
-            else
-                status = w.cfg.phase == PHASE_PLAIN ? run_plain(&w, &call, nargs, args)
-                                                    : run_cached(&w, &call, &outcome);
-            break;
-        }
-
-    /* a probe of a source outside the root: its path in the key field, so that the jobs
-     * can name it (it is compiled in every job, not as a TU) */
-    struct strbuf outside = STRBUF_INIT;
-    if (call.outside_root && call.source)
-        path_absolute(w.cfg.cwd ? w.cfg.cwd : ".", call.source, &outside);
-    if (w.journal) {
-        struct journal_rec r = {
-            plat_wall_us(),
-            plat_pid(),
-            w.seat,
-            w.cfg.phase,
-            w.cfg.shard,
-            w.cfg.count,
-            call.kind,
-            call.action,
-            status,
-            plat_monotonic_us() - t0,
-            call.owner,
-            call.key ? call.key : (outside.len ? sb_str(&outside) : NULL),
-            call.output,
-            outcome.outcome[0] ? outcome.outcome : NULL,
-            outcome.result_key[0] ? outcome.result_key : NULL,
-            call.kind == KIND_TU && (call.action == ACTION_CACHE || call.action == ACTION_PIN ||
-                                     call.action == ACTION_DEVICE || call.action == ACTION_SPLIT)
-                ? &call.argv
-                : NULL,
-            fallback_why.len ? sb_str(&fallback_why) : NULL,
-            po.n ? po.items : whole_items,
-            po.n ? po.n : whole_n,
-            outcome.remote};
-        status = journal_finish(&w, journal_fd, w.journal, &r, status);
-    }
+    status = seat_run(&w, &call, nargs, args, &po, &outcome);
+    if (w.journal)
+        status = seat_journal(&w, &call, journal_fd, status, t0, &outcome, &po);
     return status;
 }
