@@ -303,87 +303,157 @@ static const char *image_file(const char *v)
     return f ? f + 5 : NULL;
 }
 
-/* Classifies a step and names its files. host_cc is the host compiler the plan runs (set
- * by its first host compiler step). */
-static int classify_step(struct dr_step *st, char **host_cc, struct strbuf *err)
+/* Which tool the step runs: one of nvcc's own (by its name), the host compiler's link, or
+ * the host compiler (the one the plan's first host step ran: *host_cc) as preprocessor of
+ * host or device code or as compiler. */
+static int step_tool(struct dr_step *st, char **host_cc, struct strbuf *err)
 {
     const struct strvec *a = &st->argv;
     const char *tool = base_name(a->v[0]);
-    int known = 0;
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         if (strcmp(tool, tools[i].base) == 0) {
             st->tool = tools[i].tool;
-            known = 1;
+            return 0;
         }
-    if (!known && is_host_link(a)) {
+    if (is_host_link(a)) {
         st->tool = DR_HOST_LINK; /* g++ where the compile steps ran gcc: no second compiler */
-        known = 1;
+        return 0;
     }
-    if (!known) {
-        if (*host_cc && strcmp(*host_cc, a->v[0]) != 0)
-            return fail(err, "a second host compiler '%s' (the plan ran '%s')", a->v[0], *host_cc);
-        int pre = has_word(a, "-E"), comp = has_word(a, "-c");
-        if (pre == comp)
-            return fail(
-                err,
-                "'%s', neither a tool nvcc runs nor a host compiler step with one of -E and -c",
-                a->v[0]);
-        if (!*host_cc)
-            *host_cc = xstrdup(a->v[0]);
-        const char *arch = define_value(a, "__CUDA_ARCH__");
-        st->tool = comp ? DR_HOST_CC : arch ? DR_DEVICE_CPP : DR_HOST_CPP;
-        if (st->tool == DR_DEVICE_CPP)
-            st->arch = xstrdup(arch);
+    if (*host_cc && strcmp(*host_cc, a->v[0]) != 0)
+        return fail(err, "a second host compiler '%s' (the plan ran '%s')", a->v[0], *host_cc);
+    int pre = has_word(a, "-E"), comp = has_word(a, "-c");
+    if (pre == comp)
+        return fail(err,
+                    "'%s', neither a tool nvcc runs nor a host compiler step with one of -E and -c",
+                    a->v[0]);
+    if (!*host_cc)
+        *host_cc = xstrdup(a->v[0]);
+    const char *arch = define_value(a, "__CUDA_ARCH__");
+    st->tool = comp ? DR_HOST_CC : arch ? DR_DEVICE_CPP : DR_HOST_CPP;
+    if (st->tool == DR_DEVICE_CPP)
+        st->arch = xstrdup(arch);
+    return 0;
+}
+
+/* A host compiler step (preprocessing or compiling): its input and the files its -D names
+ * (the fatbin, the link-binary registration), and -o. */
+static int host_step_files(struct dr_step *st, const char *in, const char *out, struct strbuf *err)
+{
+    const struct strvec *a = &st->argv;
+    if (!in || !out)
+        return fail(err, "a %s step without its input and -o", dr_tool_name(st->tool));
+    sv_push(&st->reads, in);
+    for (const char *const *d = (const char *const[]){"FATBINFILE", "REGISTERLINKBINARYFILE", NULL};
+         *d; d++) {
+        const char *v = define_value(a, *d);
+        size_t n = v ? strlen(v) : 0;
+        if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
+            sv_push_owned(&st->reads, xstrndup(v + 1, n - 2));
     }
+    sv_push(&st->writes, out);
+    return 0;
+}
+
+/* cudafe++: the preprocessed input (its last word), the generated C file, the module id
+ * file it writes. */
+static int cudafe_files(struct dr_step *st, struct strbuf *err)
+{
+    const struct strvec *a = &st->argv;
+    const char *gen = opt_value(a, "--gen_c_file_name", 1);
+    const char *mod = opt_value(a, "--module_id_file_name", 1);
+    const char *in = a->v[a->n - 1];
+    if (!gen || in[0] == '-')
+        return fail(err, "a cudafe++ step without its input and --gen_c_file_name");
+    sv_push(&st->reads, in);
+    sv_push(&st->writes, gen);
+    if (mod && has_word(a, "--gen_module_id_file"))
+        sv_push(&st->writes, mod);
+    return 0;
+}
+
+/* cicc: the input, the module id file (read, or written with --gen_module_id_file), -o and
+ * the C files it generates; its architecture. */
+static int cicc_files(struct dr_step *st, const char *in, const char *out, struct strbuf *err)
+{
+    const struct strvec *a = &st->argv;
+    const char *arch = opt_value(a, "-arch", 1);
+    const char *mod = opt_value(a, "--module_id_file_name", 1);
+    if (!in || !out || !arch)
+        return fail(err, "a cicc step without its input, -o and -arch");
+    st->arch = xstrdup(arch);
+    sv_push(&st->reads, in);
+    int gen_mod = has_word(a, "--gen_module_id_file");
+    if (mod && !gen_mod)
+        sv_push(&st->reads, mod);
+    sv_push(&st->writes, out);
+    if (mod && gen_mod)
+        sv_push(&st->writes, mod);
+    for (const char *const *o = (const char *const[]){"--gen_c_file_name", "--stub_file_name",
+                                                      "--gen_device_file_name", NULL};
+         *o; o++)
+        if (opt_value(a, *o, 1))
+            sv_push(&st->writes, opt_value(a, *o, 1));
+    return 0;
+}
+
+/* fatbinary: each image's file; the fatbin it creates or embeds. */
+static int fatbinary_files(struct dr_step *st, struct strbuf *err)
+{
+    const struct strvec *a = &st->argv;
+    for (size_t i = 1; i < a->n; i++) {
+        const char *w = a->v[i];
+        if (strncmp(w, "--image3=", 9) == 0 || strncmp(w, "--image=", 8) == 0) {
+            const char *f = image_file(w);
+            if (!f || !*f)
+                return fail(err, "a fatbinary image without file=: %s", w);
+            sv_push(&st->reads, f);
+        } else if (strncmp(w, "--embedded-fatbin=", 18) == 0 || strncmp(w, "--create=", 9) == 0) {
+            sv_push(&st->writes, strchr(w, '=') + 1);
+        }
+    }
+    if (st->writes.n == 0)
+        return fail(err, "a fatbinary step that writes no file");
+    return 0;
+}
+
+/* nvlink or the host link: the objects and archives it reads, what it
+ * writes (nvlink: also the link-binary registration). */
+static int link_files(struct dr_step *st, const char *out, int nvlink, struct strbuf *err)
+{
+    const struct strvec *a = &st->argv;
+    if (nvlink && !out)
+        return fail(err, "an nvlink step without -o");
+    for (size_t i = 1; i < a->n; i++) {
+        const char *w = a->v[i];
+        if (!strcmp(w, "-o") && i + 1 < a->n)
+            i++;
+        else if (w[0] != '-' && ends_with_any(w, (const char *const[]){".o", ".a", NULL}))
+            sv_push(&st->reads, w);
+    }
+    sv_push(&st->writes, out);
+    const char *reg = nvlink ? opt_value(a, "--register-link-binaries", 0) : NULL;
+    if (reg)
+        sv_push(&st->writes, reg);
+    return 0;
+}
+
+/* One step of nvcc's plan: which tool it runs (step_tool), its architecture, and the files it
+ * reads and writes (a step's order is then checked against them). 0, or -1 with err. */
+static int classify_step(struct dr_step *st, char **host_cc, struct strbuf *err)
+{
+    if (step_tool(st, host_cc, err) != 0)
+        return -1;
+    const struct strvec *a = &st->argv;
     const char *in = input_word(a), *out = opt_value(a, "-o", 1);
     switch (st->tool) {
     case DR_HOST_CPP:
     case DR_DEVICE_CPP:
     case DR_HOST_CC:
-        if (!in || !out)
-            return fail(err, "a %s step without its input and -o", dr_tool_name(st->tool));
-        sv_push(&st->reads, in);
-        for (const char *const *d =
-                 (const char *const[]){"FATBINFILE", "REGISTERLINKBINARYFILE", NULL};
-             *d; d++) {
-            const char *v = define_value(a, *d);
-            size_t n = v ? strlen(v) : 0;
-            if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
-                sv_push_owned(&st->reads, xstrndup(v + 1, n - 2));
-        }
-        sv_push(&st->writes, out);
-        return 0;
-    case DR_CUDAFE: {
-        const char *gen = opt_value(a, "--gen_c_file_name", 1);
-        const char *mod = opt_value(a, "--module_id_file_name", 1);
-        in = a->v[a->n - 1];
-        if (!gen || in[0] == '-')
-            return fail(err, "a cudafe++ step without its input and --gen_c_file_name");
-        sv_push(&st->reads, in);
-        sv_push(&st->writes, gen);
-        if (mod && has_word(a, "--gen_module_id_file"))
-            sv_push(&st->writes, mod);
-        return 0;
-    }
-    case DR_CICC: {
-        const char *arch = opt_value(a, "-arch", 1);
-        const char *mod = opt_value(a, "--module_id_file_name", 1);
-        if (!in || !out || !arch)
-            return fail(err, "a cicc step without its input, -o and -arch");
-        st->arch = xstrdup(arch);
-        sv_push(&st->reads, in);
-        if (mod && !has_word(a, "--gen_module_id_file"))
-            sv_push(&st->reads, mod);
-        sv_push(&st->writes, out);
-        if (mod && has_word(a, "--gen_module_id_file"))
-            sv_push(&st->writes, mod);
-        for (const char *const *o = (const char *const[]){"--gen_c_file_name", "--stub_file_name",
-                                                          "--gen_device_file_name", NULL};
-             *o; o++)
-            if (opt_value(a, *o, 1))
-                sv_push(&st->writes, opt_value(a, *o, 1));
-        return 0;
-    }
+        return host_step_files(st, in, out, err);
+    case DR_CUDAFE:
+        return cudafe_files(st, err);
+    case DR_CICC:
+        return cicc_files(st, in, out, err);
     case DR_PTXAS: {
         const char *arch = opt_value(a, "-arch", 0);
         if (!in || !arch)
@@ -395,48 +465,11 @@ static int classify_step(struct dr_step *st, char **host_cc, struct strbuf *err)
         return 0;
     }
     case DR_FATBINARY:
-        for (size_t i = 1; i < a->n; i++) {
-            const char *w = a->v[i];
-            if (strncmp(w, "--image3=", 9) == 0 || strncmp(w, "--image=", 8) == 0) {
-                const char *f = image_file(w);
-                if (!f || !*f)
-                    return fail(err, "a fatbinary image without file=: %s", w);
-                sv_push(&st->reads, f);
-            } else if (strncmp(w, "--embedded-fatbin=", 18) == 0 ||
-                       strncmp(w, "--create=", 9) == 0) {
-                sv_push(&st->writes, strchr(w, '=') + 1);
-            }
-        }
-        if (st->writes.n == 0)
-            return fail(err, "a fatbinary step that writes no file");
-        return 0;
+        return fatbinary_files(st, err);
     case DR_HOST_LINK:
-        for (size_t i = 1; i < a->n; i++) {
-            const char *w = a->v[i];
-            if (!strcmp(w, "-o") && i + 1 < a->n)
-                i++;
-            else if (w[0] != '-' && ends_with_any(w, (const char *const[]){".o", ".a", NULL}))
-                sv_push(&st->reads, w);
-        }
-        sv_push(&st->writes, out);
-        return 0;
-    case DR_NVLINK: {
-        const char *reg = opt_value(a, "--register-link-binaries", 0);
-        if (!out)
-            return fail(err, "an nvlink step without -o");
-        for (size_t i = 1; i < a->n; i++) {
-            const char *w = a->v[i];
-            size_t n = strlen(w);
-            if (w[0] != '-' && n > 2 &&
-                (strcmp(w + n - 2, ".o") == 0 || strcmp(w + n - 2, ".a") == 0) &&
-                strcmp(a->v[i - 1], "-o") != 0)
-                sv_push(&st->reads, w);
-        }
-        sv_push(&st->writes, out);
-        if (reg)
-            sv_push(&st->writes, reg);
-        return 0;
-    }
+        return link_files(st, out, 0, err);
+    case DR_NVLINK:
+        return link_files(st, out, 1, err);
     case DR_RM:
         for (size_t i = 1; i < a->n; i++)
             if (a->v[i][0] != '-')
