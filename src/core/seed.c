@@ -76,38 +76,25 @@ static int extract_into(const char *art, const char *x, const char *cmd)
     return rc;
 }
 
-int seed_prepare(const char *src, const char *dir, size_t *entries, const char *cmd)
+/* The seed's artifacts: src itself, or a directory's *.tar.zst (none: src is a cache
+ * directory). EXIT_USAGE when src is none of those, EXIT_IO when it cannot be read. */
+static int seed_artifacts(const char *src, struct strvec *arts, const char *cmd)
 {
-    *entries = 0;
-    if (strpbrk(dir, " \t\n")) {
-        report_error(cmd,
-                     "--seed-from: the seed's directory \"%s\" holds white space, which "
-                     "ccache's remote_storage list cannot carry",
-                     dir);
-        return EXIT_USAGE;
-    }
-    struct strbuf x = STRBUF_INIT, p = STRBUF_INIT, q = STRBUF_INIT;
-    int e = plat_rmtree(dir), rc = EXIT_OK;
-    if (!e)
-        e = plat_mkdir_p(dir);
-    if (e) {
-        report_error(cmd, "--seed-from: cannot create \"%s\": %s", dir, plat_strerror(e));
-        return EXIT_IO;
-    }
-    /* the entries: an artifact's, a directory of artifacts', or a cache directory's own */
-    struct strvec arts = STRVEC_INIT;
+    int e = 0;
     if (plat_is_dir(src)) {
         struct strvec names = STRVEC_INIT;
+        struct strbuf p = STRBUF_INIT;
         e = plat_list_dir(src, &names);
         for (size_t k = 0; !e && k < names.n; k++)
             if (names.v[k][0] != '.' && ends_with(names.v[k], ".tar.zst")) {
                 sb_reset(&p);
                 sb_addf(&p, "%s/%s", src, names.v[k]);
-                sv_push(&arts, sb_str(&p));
+                sv_push(arts, sb_str(&p));
             }
         sv_clear(&names);
+        sb_release(&p);
     } else if (plat_file_exists(src) && ends_with(src, ".tar.zst")) {
-        sv_push(&arts, src);
+        sv_push(arts, src);
     } else {
         report_error(cmd,
                      "--seed-from \"%s\": not an artifact (*.tar.zst), a directory (of artifacts, "
@@ -119,27 +106,42 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
         report_error(cmd, "--seed-from: cannot read \"%s\": %s", src, plat_strerror(e));
         return EXIT_IO;
     }
-    if (arts.n) {
-        sb_addf(&x, "%s/extracted", dir);
-        e = plat_mkdir_p(sb_str(&x));
-        for (size_t k = 0; !e && !rc && k < arts.n; k++)
-            rc = extract_into(arts.v[k], sb_str(&x), cmd);
-        if (e) {
-            report_error(cmd, "--seed-from: cannot create \"%s\": %s", sb_str(&x),
-                         plat_strerror(e));
-            rc = EXIT_IO;
-        }
-    } else {
-        sb_adds(&x, src);
+    return EXIT_OK;
+}
+
+/* The artifacts extracted into DIR/extracted (x: that directory, or src when there are
+ * none: a cache directory). */
+static int seed_extract(const char *src, const char *dir, const struct strvec *arts,
+                        struct strbuf *x, const char *cmd)
+{
+    if (!arts->n) {
+        sb_adds(x, src);
+        return EXIT_OK;
     }
-    struct cache_entry *ents = NULL;
-    size_t n = 0;
-    struct strbuf err = STRBUF_INIT, real_root = STRBUF_INIT;
-    if (!rc && (e = plat_realpath(sb_str(&x), &real_root)) != 0) {
-        report_error(cmd, "--seed-from: cannot read \"%s\": %s", sb_str(&x), plat_strerror(e));
+    sb_addf(x, "%s/extracted", dir);
+    int e = plat_mkdir_p(sb_str(x)), rc = EXIT_OK;
+    for (size_t k = 0; !e && !rc && k < arts->n; k++)
+        rc = extract_into(arts->v[k], sb_str(x), cmd);
+    if (e) {
+        report_error(cmd, "--seed-from: cannot create \"%s\": %s", sb_str(x), plat_strerror(e));
         rc = EXIT_IO;
     }
-    if (!rc && cache_list(sb_str(&x), &ents, &n, &err) != 0) {
+    return rc;
+}
+
+/* Every entry under x laid out where ccache's file storage (DIR/ccache: the digest, the
+ * path without '/' and the type letter, as <first 2>/<rest>) and the seat's store
+ * (DIR/store) read it; only regular files with one link inside x are taken (take_entry). */
+static int seed_lay_out(const char *x, const char *dir, size_t *entries, const char *cmd)
+{
+    struct cache_entry *ents = NULL;
+    size_t n = 0;
+    struct strbuf err = STRBUF_INIT, real_root = STRBUF_INIT, p = STRBUF_INIT, q = STRBUF_INIT;
+    int e, rc = EXIT_OK;
+    if ((e = plat_realpath(x, &real_root)) != 0) {
+        report_error(cmd, "--seed-from: cannot read \"%s\": %s", x, plat_strerror(e));
+        rc = EXIT_IO;
+    } else if (cache_list(x, &ents, &n, &err) != 0) {
         report_error(cmd, "--seed-from: %s", sb_str(&err));
         rc = EXIT_IO;
     }
@@ -147,12 +149,10 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
         const char *rel = ents[k].rel;
         sb_reset(&p);
         sb_reset(&q);
-        sb_addf(&p, "%s/%s", sb_str(&x), rel);
+        sb_addf(&p, "%s/%s", x, rel);
         if (ents[k].kind == CACHE_DEVICE) {
             sb_addf(&q, "%s/store/%s", dir, rel);
         } else {
-            /* ccache's file storage: the digest (the path without '/' and the type letter)
-             * as <first 2>/<rest> */
             struct strbuf d = STRBUF_INIT;
             cache_entry_key(rel, &d);
             sb_addf(&q, "%s/ccache/%.2s/%s", dir, sb_str(&d), sb_str(&d) + 2);
@@ -172,11 +172,38 @@ int seed_prepare(const char *src, const char *dir, size_t *entries, const char *
         (*entries)++;
     }
     cache_list_release(ents, n);
-    sv_clear(&arts);
-    sb_release(&x);
-    sb_release(&p);
-    sb_release(&q);
     sb_release(&err);
     sb_release(&real_root);
+    sb_release(&p);
+    sb_release(&q);
+    return rc;
+}
+
+int seed_prepare(const char *src, const char *dir, size_t *entries, const char *cmd)
+{
+    *entries = 0;
+    if (strpbrk(dir, " \t\n")) {
+        report_error(cmd,
+                     "--seed-from: the seed's directory \"%s\" holds white space, which "
+                     "ccache's remote_storage list cannot carry",
+                     dir);
+        return EXIT_USAGE;
+    }
+    int e = plat_rmtree(dir);
+    if (!e)
+        e = plat_mkdir_p(dir);
+    if (e) {
+        report_error(cmd, "--seed-from: cannot create \"%s\": %s", dir, plat_strerror(e));
+        return EXIT_IO;
+    }
+    struct strvec arts = STRVEC_INIT;
+    struct strbuf x = STRBUF_INIT;
+    int rc = seed_artifacts(src, &arts, cmd);
+    if (!rc)
+        rc = seed_extract(src, dir, &arts, &x, cmd);
+    if (!rc)
+        rc = seed_lay_out(sb_str(&x), dir, entries, cmd);
+    sv_clear(&arts);
+    sb_release(&x);
     return rc;
 }
