@@ -198,30 +198,20 @@ static const yaml_node_t *duplicate_key(yaml_document_t *doc, int *line, int *co
     return NULL;
 }
 
-int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
+/* The nesting depth first, event by event, stopping at the limit: libyaml's composer is
+ * quadratic in the depth of flow collections ([[[[...), so a deep file is refused before it
+ * is composed, in time linear in what was read. 0, or the error (reported into err). */
+static int check_depth(const struct strbuf *text, struct ydoc *d, struct strbuf *err)
 {
-    memset(d, 0, sizeof *d);
-    d->file = xstrdup(path);
-    struct strbuf text = STRBUF_INIT; /* a regular file only, at most YDOC_MAX_BYTES */
-    int e = plat_read_file_max(path, YDOC_MAX_BYTES, &text);
-    if (e) {
-        sb_reset(err);
-        sb_addf(err, "cannot read \"%s\": %s", path,
-                e == EFBIG ? "larger than 64 MiB" : plat_strerror(e));
-        sb_release(&text);
-        return EXIT_IO;
-    }
-    /* the nesting depth first, event by event, stopping at the limit: libyaml's composer
-     * is quadratic in the depth of flow collections ([[[[...), so a deep file is refused
-     * before it is composed, in time linear in what was read */
     yaml_parser_t p;
     yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)(text.buf ? text.buf : ""), text.len);
+    yaml_parser_set_input_string(&p, (const unsigned char *)(text->buf ? text->buf : ""),
+                                 text->len);
     int depth = 0, done = 0, deep = 0;
     while (!done && !deep) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&p, &ev))
-            break; /* the loader below reports the syntax error */
+            break; /* the loader reports the syntax error */
         if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
             if (++depth > YDOC_MAX_DEPTH) {
                 struct ynode at = {.line = (int)ev.start_mark.line + 1,
@@ -236,70 +226,97 @@ int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&p);
-    if (deep) {
-        sb_release(&text);
-        return deep;
+    return deep;
+}
+
+/* The document's tree into d->root, refused for a merge key that takes no mapping, aliases
+ * that expand too deep or too far, and a key twice in one mapping. */
+static int convert_document(yaml_document_t *doc, struct ydoc *d, struct strbuf *err)
+{
+    yaml_node_t *root = yaml_document_get_root_node(doc);
+    if (!root)
+        return EXIT_OK;
+    struct conv c = {doc, 0, 0, 0, NULL};
+    d->root = convert(&c, root, 0);
+    int rc = EXIT_OK;
+    if (c.bad_merge && !c.too_deep && !c.too_big) {
+        struct ynode at = {.line = (int)c.bad_merge->start_mark.line + 1,
+                           .col = (int)c.bad_merge->start_mark.column + 1};
+        rc = yerr(d, &at, err,
+                  "a merge key \"<<\" takes a mapping or a list of mappings (an alias "
+                  "such as *defaults), not %s",
+                  c.bad_merge->type == YAML_SCALAR_NODE ? "a scalar" : "a list");
+    } else if (c.too_deep || c.too_big) {
+        rc = yerr(d, NULL, err, "%s",
+                  c.too_deep ? "nested deeper than 64 levels (a recursive alias?)"
+                             : "more than 2000000 nodes once aliases are expanded");
+    } else {
+        struct ynode at = {0};
+        const yaml_node_t *dup = duplicate_key(doc, &at.line, &at.col);
+        if (dup)
+            rc = yerr(d, &at, err, "key \"%.*s\" appears twice in one mapping",
+                      (int)dup->data.scalar.length, (const char *)dup->data.scalar.value);
     }
+    if (rc && (c.bad_merge || c.too_deep || c.too_big)) {
+        free_node(d->root);
+        d->root = NULL;
+    }
+    return rc;
+}
+
+/* One document per file: a second one would be ignored without a word. */
+static int check_no_second(yaml_parser_t *p, struct ydoc *d, struct strbuf *err)
+{
+    yaml_document_t next;
+    if (!yaml_parser_load(p, &next)) {
+        struct ynode at = {.line = (int)p->problem_mark.line + 1,
+                           .col = (int)p->problem_mark.column + 1};
+        return yerr(d, &at, err, "YAML syntax error: %s", p->problem ? p->problem : "unknown");
+    }
+    yaml_node_t *second = yaml_document_get_root_node(&next);
+    int rc = EXIT_OK;
+    if (second) {
+        struct ynode at = {.line = (int)second->start_mark.line + 1,
+                           .col = (int)second->start_mark.column + 1};
+        rc = yerr(d, &at, err,
+                  "a second YAML document: a file holds one (the rest would be ignored)");
+    }
+    yaml_document_delete(&next);
+    return rc;
+}
+
+int ydoc_load(const char *path, struct ydoc *d, struct strbuf *err)
+{
+    memset(d, 0, sizeof *d);
+    d->file = xstrdup(path);
+    struct strbuf text = STRBUF_INIT; /* a regular file only, at most YDOC_MAX_BYTES */
+    int e = plat_read_file_max(path, YDOC_MAX_BYTES, &text);
+    if (e) {
+        sb_reset(err);
+        sb_addf(err, "cannot read \"%s\": %s", path,
+                e == EFBIG ? "larger than 64 MiB" : plat_strerror(e));
+        sb_release(&text);
+        return EXIT_IO;
+    }
+    int rc = check_depth(&text, d, err);
+    if (rc) {
+        sb_release(&text);
+        return rc;
+    }
+    yaml_parser_t p;
     yaml_document_t doc;
     yaml_parser_initialize(&p);
     yaml_parser_set_input_string(&p, (const unsigned char *)(text.buf ? text.buf : ""), text.len);
-    int rc = EXIT_OK;
     if (!yaml_parser_load(&p, &doc)) {
         struct ynode at = {.line = (int)p.problem_mark.line + 1,
                            .col = (int)p.problem_mark.column + 1};
         rc = yerr(d, &at, err, "YAML syntax error: %s%s%s", p.problem ? p.problem : "unknown",
                   p.context ? " " : "", p.context ? p.context : "");
-        yaml_parser_delete(&p);
-        sb_release(&text);
-        return rc;
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (root) {
-        struct conv c = {&doc, 0, 0, 0, NULL};
-        d->root = convert(&c, root, 0);
-        if (c.bad_merge && !c.too_deep && !c.too_big) {
-            free_node(d->root);
-            d->root = NULL;
-            struct ynode at = {.line = (int)c.bad_merge->start_mark.line + 1,
-                               .col = (int)c.bad_merge->start_mark.column + 1};
-            rc = yerr(d, &at, err,
-                      "a merge key \"<<\" takes a mapping or a list of mappings (an alias "
-                      "such as *defaults), not %s",
-                      c.bad_merge->type == YAML_SCALAR_NODE ? "a scalar" : "a list");
-        } else if (c.too_deep || c.too_big) {
-            free_node(d->root);
-            d->root = NULL;
-            rc = yerr(d, NULL, err, "%s",
-                      c.too_deep ? "nested deeper than 64 levels (a recursive alias?)"
-                                 : "more than 2000000 nodes once aliases are expanded");
-        } else {
-            struct ynode at = {0};
-            const yaml_node_t *dup = duplicate_key(&doc, &at.line, &at.col);
-            if (dup)
-                rc = yerr(d, &at, err, "key \"%.*s\" appears twice in one mapping",
-                          (int)dup->data.scalar.length, (const char *)dup->data.scalar.value);
-        }
-    }
-    yaml_document_delete(&doc);
-    /* one document per file: a second one would be ignored without a word */
-    if (!rc && root) {
-        yaml_document_t next;
-        if (!yaml_parser_load(&p, &next)) {
-            struct ynode at = {.line = (int)p.problem_mark.line + 1,
-                               .col = (int)p.problem_mark.column + 1};
-            rc = yerr(d, &at, err, "YAML syntax error: %s", p.problem ? p.problem : "unknown");
-        } else {
-            yaml_node_t *second = yaml_document_get_root_node(&next);
-            if (second) {
-                struct ynode at = {.line = (int)second->start_mark.line + 1,
-                                   .col = (int)second->start_mark.column + 1};
-                rc = yerr(d, &at, err,
-                          "a second YAML document: a file holds one (the rest would be "
-                          "ignored)");
-            }
-            yaml_document_delete(&next);
-        }
-        if (rc) {
+    } else {
+        int has_root = yaml_document_get_root_node(&doc) != NULL;
+        rc = convert_document(&doc, d, err);
+        yaml_document_delete(&doc);
+        if (!rc && has_root && (rc = check_no_second(&p, d, err)) != EXIT_OK) {
             free_node(d->root);
             d->root = NULL;
         }
