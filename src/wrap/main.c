@@ -333,10 +333,10 @@ static int check_tool(const struct wrap *w, const char *var, const char *path)
     return EXIT_OK;
 }
 
-static int load_config(struct wrap *w)
+/* The real tool (the PYTORCH_NVCC seat runs the nvcc torch would run, where shardcc env
+ * names one) and the nesting depth the seat sets for the compilers it starts (0..99). */
+static int config_tool(struct wrap *w)
 {
-    struct wrap_config *c = &w->cfg;
-    /* set by the seat for the compilers it starts: a number 0..99, nothing else */
     const char *depth = getenv("SHARDCC_DEPTH");
     w->depth = 0;
     if (depth) {
@@ -348,7 +348,6 @@ static int load_config(struct wrap *w)
                         depth);
         w->depth = atoi(depth);
     }
-    /* the PYTORCH_NVCC seat runs the nvcc torch would run, where shardcc env names one */
     const char *t = w->realvar ? getenv(w->realvar) : NULL;
     if (!t || !*t)
         w->realvar = real_var(w->seat);
@@ -358,9 +357,13 @@ static int load_config(struct wrap *w)
     if (w->seat == SEAT_CXX || w->seat == SEAT_CC)
         w->cfg.msvc = msvc_dialect(w->real);
     w->cfg.coff_machine = msvc_machine(w->real);
-    if (w->depth > 0)
-        return EXIT_OK; /* nested: only the real compiler is needed */
+    return EXIT_OK;
+}
 
+/* The project root (SHARDCC_ROOT, real) and the working directory. */
+static int config_places(struct wrap *w)
+{
+    struct wrap_config *c = &w->cfg;
     const char *root = getenv("SHARDCC_ROOT");
     if (!root || !*root)
         return fail(w, EXIT_USAGE, "SHARDCC_ROOT is not set (run: eval \"$(shardcc env)\")");
@@ -374,7 +377,13 @@ static int load_config(struct wrap *w)
     if (plat_getcwd(&sb) != 0)
         return fail(w, EXIT_IO, "cannot read the working directory: %s", strerror(errno));
     c->cwd = sb_detach(&sb);
+    return EXIT_OK;
+}
 
+/* The phase (SHARDCC_PHASE; a SHARDCC_SHARD alone means shard) and the shard. */
+static int config_phase(struct wrap *w)
+{
+    struct wrap_config *c = &w->cfg;
     const char *phase = getenv("SHARDCC_PHASE");
     const char *shard = getenv("SHARDCC_SHARD");
     if (!phase || !*phase)
@@ -395,35 +404,58 @@ static int load_config(struct wrap *w)
         return fail(w, EXIT_USAGE, "SHARDCC_PHASE=\"%s\" is not one of shard, link, plain, off",
                     phase);
     }
+    return EXIT_OK;
+}
+
+/* A shard's plan (SHARDCC_PLAN, the seat's text shardcc shard wrote): mapped, and checked
+ * against its first line's check and the shard count. */
+static int config_plan(struct wrap *w)
+{
+    struct wrap_config *c = &w->cfg;
     const char *plan = getenv("SHARDCC_PLAN");
-    if (c->phase == PHASE_SHARD && plan && *plan) {
-        const char *text;
-        size_t len;
-        int e = plat_map_file(plan, PLAN_SEAT_MAX, &text, &len, &w->plan);
-        if (e)
-            return fail(w, EXIT_USAGE, "SHARDCC_PLAN=\"%s\": %s%s", plan, plat_strerror(e),
-                        e == EFBIG ? " (a plan's seat text is at most 64 MiB)" : "");
-        int n = plan_count(text);
-        if (n != c->count)
-            return fail(w, EXIT_USAGE,
-                        n ? "SHARDCC_PLAN=\"%s\" is a plan for %d shards, this is shard %d/%d"
-                          : "SHARDCC_PLAN=\"%s\" is not a plan (shardcc shard --plan writes it)",
-                        plan, n, c->shard, c->count);
-        size_t bad = plan_bad_line(text, len, n);
-        if (bad == 1)
-            return fail(w, EXIT_USAGE,
-                        "SHARDCC_PLAN=\"%s\": the text does not match the check on its first "
-                        "line (edited after shardcc wrote it? shardcc shard --plan writes it; "
-                        "a plan written by hand has no check: \"shardcc-plan<TAB>%d\")",
-                        plan, n);
-        if (bad)
-            return fail(w, EXIT_USAGE,
-                        "SHARDCC_PLAN=\"%s\": line %zu is not KEY<TAB>SHARD with 1 <= SHARD <= "
-                        "%d (a plan edited by hand? shardcc shard --plan writes it)",
-                        plan, bad, n);
-        c->plan = text;
-        c->plan_len = len;
-    }
+    if (c->phase != PHASE_SHARD || !plan || !*plan)
+        return EXIT_OK;
+    const char *text;
+    size_t len;
+    int e = plat_map_file(plan, PLAN_SEAT_MAX, &text, &len, &w->plan);
+    if (e)
+        return fail(w, EXIT_USAGE, "SHARDCC_PLAN=\"%s\": %s%s", plan, plat_strerror(e),
+                    e == EFBIG ? " (a plan's seat text is at most 64 MiB)" : "");
+    int n = plan_count(text);
+    if (n != c->count)
+        return fail(w, EXIT_USAGE,
+                    n ? "SHARDCC_PLAN=\"%s\" is a plan for %d shards, this is shard %d/%d"
+                      : "SHARDCC_PLAN=\"%s\" is not a plan (shardcc shard --plan writes it)",
+                    plan, n, c->shard, c->count);
+    size_t bad = plan_bad_line(text, len, n);
+    if (bad == 1)
+        return fail(w, EXIT_USAGE,
+                    "SHARDCC_PLAN=\"%s\": the text does not match the check on its first "
+                    "line (edited after shardcc wrote it? shardcc shard --plan writes it; "
+                    "a plan written by hand has no check: \"shardcc-plan<TAB>%d\")",
+                    plan, n);
+    if (bad)
+        return fail(w, EXIT_USAGE,
+                    "SHARDCC_PLAN=\"%s\": line %zu is not KEY<TAB>SHARD with 1 <= SHARD <= "
+                    "%d (a plan edited by hand? shardcc shard --plan writes it)",
+                    plan, bad, n);
+    c->plan = text;
+    c->plan_len = len;
+    return EXIT_OK;
+}
+
+/* The seat's configuration from the job's environment (shardcc env): the real tool, the
+ * root, the phase and shard, the plan, nvcc's extra flags, the shadow toolkit, the pins, the
+ * journal, the modes (seat_modes). EXIT_OK, or the failure reported. */
+static int load_config(struct wrap *w)
+{
+    struct wrap_config *c = &w->cfg;
+    int rc;
+    if ((rc = config_tool(w)) != EXIT_OK || w->depth > 0) /* nested: only the real compiler */
+        return rc;
+    if ((rc = config_places(w)) != EXIT_OK || (rc = config_phase(w)) != EXIT_OK ||
+        (rc = config_plan(w)) != EXIT_OK)
+        return rc;
     if (w->seat == SEAT_NVCC) {
         c->prepend = getenv("NVCC_PREPEND_FLAGS");
         c->append = getenv("NVCC_APPEND_FLAGS");
