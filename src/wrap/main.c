@@ -792,6 +792,97 @@ static int run_cached(const struct wrap *w, struct call *call, struct ccache_out
  * is copied to the output (and the depfile written from the dependency run), else nvcc
  * makes it and the entry is stored. outcome: "hit", "miss", or why it was not cached
  * ("dependency_error": nvcc -M failed, so the real call runs to show nvcc's message). */
+/* A device-code output's key in the store: from the manifest the store keeps for the call
+ * (every file as it recorded them: no nvcc -M needed), else from nvcc -M's dependencies, the
+ * manifest then written for the next job (the shards write the same bytes). key and deps
+ * filled, *entry its path; 0, or nonzero when there is no key (an errno when a file could
+ * not be read, named in a warning). */
+static int devcode_find_key(const struct wrap *w, const struct call *call, const char *cache,
+                            const struct strvec *key_args, const struct strvec *dep_args,
+                            const char *depout, char key[65], struct strvec *deps,
+                            struct strbuf *entry)
+{
+    struct strbuf text = STRBUF_INIT, err = STRBUF_INIT, mentry = STRBUF_INIT;
+    const char *fp = getenv("CCACHE_COMPILERCHECK"), *extra = getenv("CCACHE_EXTRAFILES");
+    char mkey[65];
+    devcode_manifest_key(&w->cfg, fp, extra, key_args, mkey);
+    devcode_entry_path(cache, mkey, &mentry);
+    devcode_store_seed(mkey, sb_str(&mentry));
+    int e = 0;
+    int from_manifest = plat_read_file_max(sb_str(&mentry), 1u << 24, &text) == 0 &&
+                        devcode_manifest_match(&w->cfg, sb_str(&text), key, deps) == 0;
+    if (from_manifest) {
+        devcode_entry_path(cache, key, entry);
+        devcode_store_seed(key, sb_str(entry));
+        from_manifest = plat_file_exists(sb_str(entry));
+        if (!from_manifest)
+            sv_clear(deps);
+    }
+    if (!from_manifest) {
+        sb_reset(&text);
+        int st = run_child(w, w->real, dep_args->v, CHILD_DROP_NVCC_FLAGS, NULL, NULL);
+        e = st ? -1 : plat_read_file_max(depout, DEVCODE_FILE_MAX, &text);
+        plat_unlink(depout);
+        if (!e && devcode_parse_deps(sb_str(&text), deps) != 0)
+            e = -1;
+        if (!e)
+            e = devcode_key(&w->cfg, fp, extra, key_args, deps, key, &err);
+        sb_reset(&text);
+        if (!e && devcode_manifest_text(&w->cfg, key, deps, &text) == 0)
+            devcode_store_put(sb_str(&mentry), text.buf, text.len);
+    }
+    if (e > 0 && err.len)
+        fprintf(stderr,
+                "shardcc: nvcc seat: warning: %s: cannot read %s for the key of \"%s\": %s\n",
+                call->key, sb_str(&err), call->output, plat_strerror(e));
+    sb_release(&text);
+    sb_release(&err);
+    sb_release(&mentry);
+    return e;
+}
+
+/* A hit: the stored output (text) written where the call writes it, and its depfile. */
+static int devcode_write_hit(const struct wrap *w, const struct call *call,
+                             const struct strvec *deps, struct strbuf *text)
+{
+    int e = plat_write_atomic(call->output, text->buf ? text->buf : "", text->len);
+    if (e)
+        return fail(w, EXIT_IO, "cannot write \"%s\": %s", call->output, plat_strerror(e));
+    if (!call->depfile)
+        return EXIT_OK;
+    sb_reset(text);
+    devcode_depfile(&call->dep_targets, deps, text);
+    e = plat_write_atomic(call->depfile, text->buf, text->len);
+    if (e)
+        return fail(w, EXIT_IO, "cannot write \"%s\": %s", call->depfile, plat_strerror(e));
+    return EXIT_OK;
+}
+
+/* A miss: the call run, its output stored under entry (one too large is made, not
+ * stored: the link job makes it again). */
+static int devcode_run_store(const struct wrap *w, const struct call *call, char **argv,
+                             const char *entry, struct ccache_outcome *outcome)
+{
+    strcpy(outcome->outcome, "miss");
+    int st = run_child(w, w->real, argv, CHILD_DROP_NVCC_FLAGS, NULL, NULL);
+    if (st)
+        return st;
+    struct strbuf text = STRBUF_INIT;
+    int e = plat_read_file_max(call->output, DEVCODE_FILE_MAX, &text);
+    if (e == EFBIG) {
+        strcpy(outcome->outcome, "output_too_large");
+        outcome->result_key[0] = '\0';
+        e = 0;
+    } else if (!e) {
+        e = devcode_store_put(entry, text.buf, text.len);
+    }
+    if (e)
+        st = fail(w, EXIT_IO, "cannot store \"%s\" as \"%s\": %s", call->output, entry,
+                  plat_strerror(e));
+    sb_release(&text);
+    return st;
+}
+
 static int run_devcode(const struct wrap *w, struct call *call, struct ccache_outcome *outcome)
 {
     const char *cache = devcode_store_dir();
@@ -799,8 +890,9 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
         return fail(w, EXIT_USAGE,
                     "neither SHARDCC_CCACHE_DIR nor CCACHE_DIR is set: the store of "
                     "device-code outputs has no directory (run: eval \"$(shardcc env)\")");
-    struct strvec key_args = STRVEC_INIT, dep_args = STRVEC_INIT, deps = STRVEC_INIT;
-    struct strbuf depout = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT, entry = STRBUF_INIT;
+    struct strvec key_args = STRVEC_INIT, dep_args = STRVEC_INIT, deps = STRVEC_INIT,
+                  v = STRVEC_INIT;
+    struct strbuf text = STRBUF_INIT, entry = STRBUF_INIT, depout = STRBUF_INIT;
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp || !plat_is_dir(tmp))
         tmp = "/tmp";
@@ -808,94 +900,34 @@ static int run_devcode(const struct wrap *w, struct call *call, struct ccache_ou
     sv_push(&dep_args, w->real);
     key_nvcc_spelling(w);
     devcode_args(&w->cfg, &call->argv, &key_args, &dep_args, sb_str(&depout));
-    int flags = CHILD_DROP_NVCC_FLAGS, st = 0, e = 0;
-    const char *fp = getenv("CCACHE_COMPILERCHECK"), *extra = getenv("CCACHE_EXTRAFILES");
-    char key[65] = "", mkey[65];
-    /* the manifest first: every file as it recorded them gives the key without nvcc -M */
-    struct strbuf mentry = STRBUF_INIT;
-    devcode_manifest_key(&w->cfg, fp, extra, &key_args, mkey);
-    devcode_entry_path(cache, mkey, &mentry);
-    devcode_store_seed(mkey, sb_str(&mentry));
-    int from_manifest = plat_read_file_max(sb_str(&mentry), 1u << 24, &text) == 0 &&
-                        devcode_manifest_match(&w->cfg, sb_str(&text), key, &deps) == 0;
-    if (from_manifest) {
-        devcode_entry_path(cache, key, &entry);
-        devcode_store_seed(key, sb_str(&entry));
-        from_manifest = plat_file_exists(sb_str(&entry));
-        if (!from_manifest)
-            sv_clear(&deps);
-    }
-    sb_reset(&text);
-    if (!from_manifest) {
-        st = run_child(w, w->real, sv_argv(&dep_args), flags, NULL, NULL);
-        e = st ? -1 : plat_read_file_max(sb_str(&depout), DEVCODE_FILE_MAX, &text);
-        plat_unlink(sb_str(&depout));
-        if (!e && devcode_parse_deps(sb_str(&text), &deps) != 0)
-            e = -1;
-        if (!e)
-            e = devcode_key(&w->cfg, fp, extra, &key_args, &deps, key, &err);
-        /* the manifest for the next job (the shards write the same bytes) */
-        sb_reset(&text);
-        if (!e && devcode_manifest_text(&w->cfg, key, &deps, &text) == 0)
-            devcode_store_put(sb_str(&mentry), text.buf, text.len);
-    }
-    sb_release(&mentry);
-    if (e > 0 && err.len)
-        fprintf(stderr,
-                "shardcc: nvcc seat: warning: %s: cannot read %s for the key of \"%s\": %s\n",
-                call->key, sb_str(&err), call->output, plat_strerror(e));
-    struct strvec v = STRVEC_INIT;
     sv_push(&v, w->real);
     sv_pushv(&v, call->argv.v, call->argv.n);
-    if (e) { /* no key: the call as it is, uncached */
+    char key[65] = "";
+    int st;
+    if (devcode_find_key(w, call, cache, &key_args, &dep_args, sb_str(&depout), key, &deps,
+                         &entry) != 0) {
+        /* no key: the call as it is, uncached */
         strcpy(outcome->outcome, "dependency_error");
-        st = run_child(w, w->real, sv_argv(&v), flags, NULL, NULL);
-        goto out;
-    }
-    memcpy(outcome->result_key, key, sizeof key);
-    devcode_entry_path(cache, key, &entry);
-    devcode_store_seed(key, sb_str(&entry)); /* a warm start's entry, if the store lacks it */
-    sb_reset(&text);
-    if (plat_read_file_max(sb_str(&entry), DEVCODE_FILE_MAX, &text) == 0) {
-        strcpy(outcome->outcome, "hit");
-        st = EXIT_OK;
-        e = plat_write_atomic(call->output, text.buf ? text.buf : "", text.len);
-        if (e) {
-            st = fail(w, EXIT_IO, "cannot write \"%s\": %s", call->output, plat_strerror(e));
-        } else if (call->depfile) {
-            sb_reset(&text);
-            devcode_depfile(&call->dep_targets, &deps, &text);
-            e = plat_write_atomic(call->depfile, text.buf, text.len);
-            if (e)
-                st = fail(w, EXIT_IO, "cannot write \"%s\": %s", call->depfile, plat_strerror(e));
+        st = run_child(w, w->real, sv_argv(&v), CHILD_DROP_NVCC_FLAGS, NULL, NULL);
+    } else {
+        memcpy(outcome->result_key, key, sizeof key);
+        sb_reset(&entry);
+        devcode_entry_path(cache, key, &entry);
+        devcode_store_seed(key, sb_str(&entry)); /* a warm start's entry, if the store lacks it */
+        if (plat_read_file_max(sb_str(&entry), DEVCODE_FILE_MAX, &text) == 0) {
+            strcpy(outcome->outcome, "hit");
+            st = devcode_write_hit(w, call, &deps, &text);
+        } else {
+            st = devcode_run_store(w, call, sv_argv(&v), sb_str(&entry), outcome);
         }
-        goto out;
     }
-    strcpy(outcome->outcome, "miss");
-    st = run_child(w, w->real, sv_argv(&v), flags, NULL, NULL);
-    if (st)
-        goto out;
-    sb_reset(&text);
-    e = plat_read_file_max(call->output, DEVCODE_FILE_MAX, &text);
-    if (e == EFBIG) { /* made, not stored: the link job makes it again */
-        strcpy(outcome->outcome, "output_too_large");
-        outcome->result_key[0] = '\0';
-        goto out;
-    }
-    if (!e)
-        e = devcode_store_put(sb_str(&entry), text.buf, text.len);
-    if (e)
-        st = fail(w, EXIT_IO, "cannot store \"%s\" as \"%s\": %s", call->output, sb_str(&entry),
-                  plat_strerror(e));
-out:
     sv_clear(&v);
     sv_clear(&key_args);
     sv_clear(&dep_args);
     sv_clear(&deps);
-    sb_release(&depout);
     sb_release(&text);
-    sb_release(&err);
     sb_release(&entry);
+    sb_release(&depout);
     return st;
 }
 
