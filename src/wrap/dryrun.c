@@ -670,20 +670,13 @@ static int is_stub(const struct dr_step *cicc, const char *file)
     return stub && strcmp(stub, file) == 0;
 }
 
-int dr_split_plan(const struct dr_plan *plan, struct dr_split *split, struct strbuf *err)
+/* The device items: one per cicc step (an architecture), with the device preprocessing it
+ * reads and the ptxas steps that read what it writes; owner[step] = the item. 0, or -1 with
+ * why. */
+static int device_items(const struct dr_plan *plan, struct dr_split *split, long *owner,
+                        struct strbuf *why)
 {
-    memset(split, 0, sizeof *split);
-    long *owner = xmalloc((plan->n ? plan->n : 1) * sizeof *owner);
-    size_t ncicc = 0;
     for (size_t i = 0; i < plan->n; i++) {
-        owner[i] = -1;
-        ncicc += plan->steps[i].tool == DR_CICC;
-    }
-    split->items = xmalloc((ncicc + 1) * sizeof *split->items);
-    memset(split->items, 0, (ncicc + 1) * sizeof *split->items);
-    int rc = 0;
-    struct strbuf why = STRBUF_INIT;
-    for (size_t i = 0; i < plan->n && rc == 0; i++) {
         const struct dr_step *c = &plan->steps[i];
         if (c->tool != DR_CICC)
             continue;
@@ -691,16 +684,13 @@ int dr_split_plan(const struct dr_plan *plan, struct dr_split *split, struct str
         struct dr_item *it = &split->items[split->n++];
         it->name = xstrdup(c->arch);
         for (size_t k = 0; k < (size_t)d; k++)
-            if (strcmp(split->items[k].name, it->name) == 0) {
-                rc = fail(&why, "line %u: a second cicc for %s", c->line, c->arch);
-                break;
-            }
+            if (strcmp(split->items[k].name, it->name) == 0)
+                return fail(why, "line %u: a second cicc for %s", c->line, c->arch);
         long w = writer_of(plan, c->reads.v[0]);
-        if (rc == 0 && (w < 0 || plan->steps[w].tool != DR_DEVICE_CPP || owner[w] != -1))
-            rc = fail(&why, "line %u: cicc %s reads %s, which no device-cpp step of its own writes",
-                      c->line, c->arch, c->reads.v[0]);
-        if (rc != 0)
-            break;
+        if (w < 0 || plan->steps[w].tool != DR_DEVICE_CPP || owner[w] != -1)
+            return fail(why,
+                        "line %u: cicc %s reads %s, which no device-cpp step of its own writes",
+                        c->line, c->arch, c->reads.v[0]);
         owner[w] = d;
         owner[i] = d;
         item_add(it, (size_t)w);
@@ -721,26 +711,43 @@ int dr_split_plan(const struct dr_plan *plan, struct dr_split *split, struct str
         it->real = sb_detach(&real);
         qsort(it->steps, it->n, sizeof *it->steps, by_index);
     }
+    return 0;
+}
+
+/* The host item: every step no device item owns (a ptxas or device preprocessing step
+ * among them is an error), but the removals. */
+static int host_item(const struct dr_plan *plan, struct dr_split *split, long *owner,
+                     struct strbuf *why)
+{
     struct dr_item *host = &split->items[split->n];
+    int rc = 0;
     for (size_t i = 0; i < plan->n && rc == 0; i++) {
         const struct dr_step *st = &plan->steps[i];
         if (owner[i] != -1 || st->tool == DR_RM)
             continue;
         if (st->tool == DR_PTXAS || st->tool == DR_DEVICE_CPP)
-            rc = fail(&why, "line %u: %s %s belongs to no cicc", st->line, dr_tool_name(st->tool),
+            rc = fail(why, "line %u: %s %s belongs to no cicc", st->line, dr_tool_name(st->tool),
                       st->arch);
         owner[i] = (long)split->n;
         item_add(host, i);
     }
     host->name = xstrdup("host");
     host->real = xstrdup("");
-    split->n++; /* cleared with the others, and dropped below when it has no step */
-    /* what crosses from one item to another */
-    for (size_t i = 0; i < plan->n && rc == 0; i++) {
+    split->n++; /* cleared with the others, and dropped by the caller when it has no step */
+    return rc;
+}
+
+/* What crosses from one item to another: only the module id file (into each cicc), the
+ * device preprocessing's output into fatbinary, and the stubs of one item into the host
+ * compile; anything else cannot be split. */
+static int crossings(const struct dr_plan *plan, struct dr_split *split, const long *owner,
+                     struct strbuf *why)
+{
+    for (size_t i = 0; i < plan->n; i++) {
         const struct dr_step *st = &plan->steps[i];
         if (st->tool == DR_RM)
             continue;
-        for (size_t j = 0; j < st->reads.n && rc == 0; j++) {
+        for (size_t j = 0; j < st->reads.n; j++) {
             long w = writer_of(plan, st->reads.v[j]);
             if (w < 0 || owner[w] == owner[i])
                 continue;
@@ -753,23 +760,43 @@ int dr_split_plan(const struct dr_plan *plan, struct dr_split *split, struct str
             } else if (st->tool == DR_HOST_CC && ws->tool == DR_CICC &&
                        is_stub(ws, st->reads.v[j])) {
                 if (split->stub_from && strcmp(split->stub_from, from) != 0)
-                    rc = fail(&why, "line %u: host-cc reads stubs of two items", st->line);
+                    return fail(why, "line %u: host-cc reads stubs of two items", st->line);
                 split->stub_from = from;
             } else {
-                rc = fail(&why, "line %u: %s (item %s) reads %s, which %s (item %s) writes",
-                          st->line, dr_tool_name(st->tool), split->items[owner[i]].name,
-                          st->reads.v[j], dr_tool_name(ws->tool), from);
+                return fail(why, "line %u: %s (item %s) reads %s, which %s (item %s) writes",
+                            st->line, dr_tool_name(st->tool), split->items[owner[i]].name,
+                            st->reads.v[j], dr_tool_name(ws->tool), from);
             }
         }
     }
+    return 0;
+}
+
+int dr_split_plan(const struct dr_plan *plan, struct dr_split *split, struct strbuf *err)
+{
+    memset(split, 0, sizeof *split);
+    long *owner = xmalloc((plan->n ? plan->n : 1) * sizeof *owner);
+    size_t ncicc = 0;
+    for (size_t i = 0; i < plan->n; i++) {
+        owner[i] = -1;
+        ncicc += plan->steps[i].tool == DR_CICC;
+    }
+    split->items = xmalloc((ncicc + 1) * sizeof *split->items);
+    memset(split->items, 0, (ncicc + 1) * sizeof *split->items);
+    struct strbuf why = STRBUF_INIT;
+    int rc = device_items(plan, split, owner, &why);
+    if (rc == 0)
+        rc = host_item(plan, split, owner, &why);
+    if (rc == 0)
+        rc = crossings(plan, split, owner, &why);
     free(owner);
     if (rc != 0) {
         sb_adds(err, "nvcc -dryrun: cannot split: ");
         sb_add_printable(err, sb_str(&why));
         dr_split_clear(split);
-    } else if (host->n == 0) { /* nvcc -ptx: device items only */
-        free(host->name);
-        free(host->real);
+    } else if (split->items[split->n - 1].n == 0) { /* nvcc -ptx: device items only */
+        free(split->items[split->n - 1].name);
+        free(split->items[split->n - 1].real);
         split->n--;
     }
     sb_release(&why);
