@@ -1099,6 +1099,25 @@ static int check_launcher(const struct wrap *w)
     return rc;
 }
 
+/* A journal record of this seat's call with what every record holds: when, which process,
+ * seat, phase and shard, what kind of call, what was done, its status and duration since
+ * t0; the caller fills in the rest. */
+static struct journal_rec seat_rec(const struct wrap *w, enum call_kind kind,
+                                   enum call_action action, int status, uint64_t t0)
+{
+    struct journal_rec r = {.wall_us = plat_wall_us(),
+                            .pid = plat_pid(),
+                            .seat = w->seat,
+                            .phase = w->cfg.phase,
+                            .shard = w->cfg.shard,
+                            .count = w->cfg.count,
+                            .kind = kind,
+                            .action = action,
+                            .status = status,
+                            .dur_us = plat_monotonic_us() - t0};
+    return r;
+}
+
 /* Appends r to the journal path through fd (from plat_open_append) and closes fd. A failed
  * write is reported, and a call that succeeded then exits 4. Returns the exit status. */
 static int journal_finish(const struct wrap *w, int fd, const char *path,
@@ -1143,26 +1162,9 @@ static int journal_link(const struct wrap *w, int fd, const char *hollow, const 
             return status == EXIT_OK ? EXIT_IO : status;
         }
     }
-    struct journal_rec r = {plat_wall_us(),
-                            plat_pid(),
-                            w->seat,
-                            w->cfg.phase,
-                            w->cfg.shard,
-                            w->cfg.count,
-                            w->link_probe ? KIND_PROBE : KIND_LINK,
-                            action,
-                            status,
-                            plat_monotonic_us() - t0,
-                            0,
-                            hollow,
-                            output,
-                            NULL,
-                            NULL,
-                            NULL,
-                            NULL,
-                            NULL,
-                            0,
-                            0};
+    struct journal_rec r = seat_rec(w, w->link_probe ? KIND_PROBE : KIND_LINK, action, status, t0);
+    r.key = hollow;
+    r.output = output;
     return journal_finish(w, fd, path, &r, status);
 }
 
@@ -1391,18 +1393,9 @@ static int seat_host_pass(struct wrap *w, const struct call *call, int nargs, ch
     if (call->kind != KIND_TU || !w->journal || open_journal(w->journal, &hfd) != 0)
         return run_direct(w, nargs, args);
     int st = run_direct(w, nargs, args);
-    struct journal_rec r = {.wall_us = plat_wall_us(),
-                            .pid = plat_pid(),
-                            .seat = w->seat,
-                            .phase = w->cfg.phase,
-                            .shard = w->cfg.shard,
-                            .count = w->cfg.count,
-                            .kind = KIND_HOST,
-                            .action = ACTION_DIRECT,
-                            .status = st,
-                            .dur_us = plat_monotonic_us() - t0,
-                            .key = call->key,
-                            .output = call->output};
+    struct journal_rec r = seat_rec(w, KIND_HOST, ACTION_DIRECT, st, t0);
+    r.key = call->key;
+    r.output = call->output;
     return journal_finish(w, hfd, w->journal, &r, st);
 }
 
@@ -1458,26 +1451,17 @@ static int seat_journal(struct wrap *w, const struct call *call, int journal_fd,
     int whole =
         call->kind == KIND_TU && (call->action == ACTION_CACHE || call->action == ACTION_PIN ||
                                   call->action == ACTION_DEVICE || call->action == ACTION_SPLIT);
-    struct journal_rec r = {plat_wall_us(),
-                            plat_pid(),
-                            w->seat,
-                            w->cfg.phase,
-                            w->cfg.shard,
-                            w->cfg.count,
-                            call->kind,
-                            call->action,
-                            status,
-                            plat_monotonic_us() - t0,
-                            call->owner,
-                            call->key ? call->key : (outside.len ? sb_str(&outside) : NULL),
-                            call->output,
-                            outcome->outcome[0] ? outcome->outcome : NULL,
-                            outcome->result_key[0] ? outcome->result_key : NULL,
-                            whole ? &call->argv : NULL,
-                            fallback_why.len ? sb_str(&fallback_why) : NULL,
-                            po->n ? po->items : whole_items,
-                            po->n ? po->n : whole_n,
-                            outcome->remote};
+    struct journal_rec r = seat_rec(w, call->kind, call->action, status, t0);
+    r.owner = call->owner;
+    r.key = call->key ? call->key : (outside.len ? sb_str(&outside) : NULL);
+    r.output = call->output;
+    r.outcome = outcome->outcome[0] ? outcome->outcome : NULL;
+    r.result_key = outcome->result_key[0] ? outcome->result_key : NULL;
+    r.argv = whole ? &call->argv : NULL;
+    r.fallback = fallback_why.len ? sb_str(&fallback_why) : NULL;
+    r.items = po->n ? po->items : whole_items;
+    r.nitems = po->n ? po->n : whole_n;
+    r.remote = outcome->remote;
     return journal_finish(w, journal_fd, w->journal, &r, status);
 }
 
