@@ -363,6 +363,21 @@ int plat_write_atomic(const char *path, const void *data, size_t len)
     return plat_write_atomic_mode(path, data, len, 0);
 }
 
+/* The end of an atomic write into the temporary file tmp (fd, from plat_create_temp): fd
+ * closed, then tmp renamed over path, or removed when the write (e: its errno) or either
+ * step failed. tmp is released. 0 or the first errno. */
+static int finish_temp(int fd, struct strbuf *tmp, const char *path, int e)
+{
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (!e && rename(sb_str(tmp), path) != 0)
+        e = errno;
+    if (e)
+        unlink(sb_str(tmp));
+    sb_release(tmp);
+    return e;
+}
+
 int plat_write_atomic_mode(const char *path, const void *data, size_t len, int executable)
 {
     struct strbuf tmp = STRBUF_INIT;
@@ -371,15 +386,7 @@ int plat_write_atomic_mode(const char *path, const void *data, size_t len, int e
         sb_release(&tmp);
         return e;
     }
-    int rc = write_all(fd, data, len);
-    if (close(fd) != 0 && !rc)
-        rc = errno;
-    if (!rc && rename(sb_str(&tmp), path) != 0)
-        rc = errno;
-    if (rc)
-        unlink(sb_str(&tmp));
-    sb_release(&tmp);
-    return rc;
+    return finish_temp(fd, &tmp, path, write_all(fd, data, len));
 }
 
 int plat_open_append(const char *path, int *fd)
@@ -488,14 +495,7 @@ int plat_copy_fd(int fd, const char *path)
             break;
     }
     free(buf);
-    if (close(out) != 0 && !e)
-        e = errno;
-    if (!e && rename(sb_str(&tmp), path) != 0)
-        e = errno;
-    if (e)
-        unlink(sb_str(&tmp));
-    sb_release(&tmp);
-    return e;
+    return finish_temp(out, &tmp, path, e);
 }
 
 int plat_open_regular(const char *path, int *fd)
