@@ -2,6 +2,7 @@
  * (see trust.h). */
 #include "trust.h"
 #include "artifact.h"
+#include "devcode.h"
 #include "exit_status.h"
 #include "job.h"
 #include "partition.h"
@@ -183,13 +184,7 @@ static int fetch_own_copy(const struct trust_in *in, int owner, const char *rel,
                                : sb_str(&err));
         rc = EXIT_IO;
     } else {
-        char *dir = xstrdup(dest), *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        int e = plat_mkdir_p(dir);
-        free(dir);
-        if (!e)
-            e = plat_write_atomic(dest, body.buf ? body.buf : "", body.len);
+        int e = devcode_store_put(dest, body.buf, body.len); /* its directory made first */
         if (e) {
             report_error(in->cmd, "cannot write \"%s\": %s", dest, plat_strerror(e));
             rc = EXIT_IO;
