@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CMD "shardcc classify"
+
 static const char usage[] =
     "usage: shardcc classify [--shard I/N] [--root DIR] [--seat nvcc|c++|cc] -- COMPILER ARGS...\n"
     "\n"
@@ -69,20 +71,20 @@ static int split_parts(enum seat seat, const struct wrap_config *cfg, const stru
         return EXIT_OK;
     int archs;
     if (split_archs_from_env(&archs) != 0) {
-        report_error("shardcc classify", "%s=\"%s\" is not a number of architectures 0..1000",
-                     SPLIT_ARCHS_ENV, getenv(SPLIT_ARCHS_ENV));
+        report_error(CMD, "%s=\"%s\" is not a number of architectures 0..1000", SPLIT_ARCHS_ENV,
+                     getenv(SPLIT_ARCHS_ENV));
         return EXIT_USAGE;
     }
     struct strbuf nvcc = STRBUF_INIT, plan = STRBUF_INIT, why = STRBUF_INIT;
     const char *plan_path = getenv("SHARDCC_PLAN");
     int e = plan_path && *plan_path ? plat_read_file(plan_path, &plan) : 0;
     if (e) {
-        report_error("shardcc classify", "cannot read the plan SHARDCC_PLAN=\"%s\": %s", plan_path,
+        report_error(CMD, "cannot read the plan SHARDCC_PLAN=\"%s\": %s", plan_path,
                      plat_strerror(e));
         return EXIT_USAGE;
     }
     if (plat_find_in_path(compiler, &nvcc) != 0) {
-        report_error("shardcc classify",
+        report_error(CMD,
                      "%s: not found, so its plan (nvcc -dryrun) cannot tell "
                      "whether the TU is split",
                      compiler);
@@ -117,8 +119,6 @@ static int split_parts(enum seat seat, const struct wrap_config *cfg, const stru
     return EXIT_OK;
 }
 
-#define CLASSIFY "shardcc classify"
-
 /* The seat --seat names, or the compiler's (cc: its path or name). 0, or EXIT_USAGE. */
 static int classify_seat(const char *seat_s, const char *cc, enum seat *seat)
 {
@@ -131,7 +131,7 @@ static int classify_seat(const char *seat_s, const char *cc, enum seat *seat)
     else if (!strcmp(seat_s, "cc"))
         *seat = SEAT_CC;
     else {
-        report_error(CLASSIFY, "--seat \"%s\" is not nvcc, c++ or cc", seat_s);
+        report_error(CMD, "--seat \"%s\" is not nvcc, c++ or cc", seat_s);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -147,7 +147,7 @@ static int classify_config(const char *shard, const char *root, const char *seat
 {
     memset(cfg, 0, sizeof *cfg);
     if (shard && parse_shard_spec(shard, &cfg->shard, &cfg->count) != 0) {
-        report_error(CLASSIFY, "--shard \"%s\" is not I/N with 1 <= I <= N", shard);
+        report_error(CMD, "--shard \"%s\" is not I/N with 1 <= I <= N", shard);
         return EXIT_USAGE;
     }
     cfg->phase = shard ? PHASE_SHARD : PHASE_LINK;
@@ -156,7 +156,7 @@ static int classify_config(const char *shard, const char *root, const char *seat
     enum seat seat = *seatp;
     struct strbuf sb = STRBUF_INIT;
     if (plat_realpath(root && *root ? root : ".", &sb) != 0) {
-        report_error(CLASSIFY, "--root \"%s\": %s", root ? root : ".", strerror(errno));
+        report_error(CMD, "--root \"%s\": %s", root ? root : ".", strerror(errno));
         return EXIT_USAGE;
     }
     cfg->root = sb_detach(&sb);
@@ -179,7 +179,7 @@ static int classify_config(const char *shard, const char *root, const char *seat
     struct strbuf why = STRBUF_INIT;
     int rc = EXIT_OK;
     if (seat_modes(seat, getenv("SHARDCC_HOST_SEAT"), repro, cfg, &why)) {
-        report_error(CLASSIFY, "%s", sb_str(&why));
+        report_error(CMD, "%s", sb_str(&why));
         rc = EXIT_USAGE;
     }
     sb_release(&why);
@@ -214,7 +214,7 @@ static json_t *classify_json(enum seat seat, const struct call *call)
 
 int cmd_classify(int argc, char **argv)
 {
-    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CLASSIFY};
+    struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
     const char *shard = NULL, *root = getenv("SHARDCC_ROOT"), *seat_s = NULL;
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
@@ -232,7 +232,7 @@ int cmd_classify(int argc, char **argv)
     if (a.error)
         return EXIT_USAGE;
     if (a.i >= argc) {
-        report_error(CLASSIFY, "no compiler command after -- (see --help)");
+        report_error(CMD, "no compiler command after -- (see --help)");
         return EXIT_USAGE;
     }
     const char *cc = argv[a.i];
@@ -248,7 +248,7 @@ int cmd_classify(int argc, char **argv)
     struct strbuf err = STRBUF_INIT;
     rc = classify_call(seat, &cfg, argc - a.i - 1, argv + a.i + 1, &call, &err);
     if (rc) {
-        report_error(CLASSIFY, "%s", sb_str(&err));
+        report_error(CMD, "%s", sb_str(&err));
     } else {
         json_t *o = classify_json(seat, &call);
         rc = split_parts(seat, &cfg, &call, cc, o);
