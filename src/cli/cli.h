@@ -33,6 +33,10 @@
     "  --cuda X.Y       the cell's CUDA release (default: SHARDCC_CELL_CUDA when set): exit 2\n"   \
     "                   when the nvcc the seats would run reports another (nvcc --version)\n"
 
+/* What a subcommand's option parser returns when it answered --help: not an exit status;
+ * cmd_X then exits 0. */
+#define CLI_HELP_SHOWN (-1)
+
 int cmd_env(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 int cmd_shard(int argc, char **argv);

@@ -161,8 +161,6 @@ struct link {
     int have_build;
 };
 
-#define LINK_HELP (-1) /* --help was answered */
-
 static void link_release(struct link *l)
 {
     free(l->mo.inputs);
@@ -181,7 +179,7 @@ static void link_release(struct link *l)
         jrnl_release(&l->b.j);
 }
 
-/* The options and the build command. EXIT_OK, LINK_HELP, or an exit status (reported). */
+/* The options and the build command. EXIT_OK, CLI_HELP_SHOWN, or an exit status (reported). */
 static int link_parse(struct link *l, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
@@ -192,7 +190,7 @@ static int link_parse(struct link *l, int argc, char **argv)
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            return LINK_HELP;
+            return CLI_HELP_SHOWN;
         }
         if (args_flag(&a, "--"))
             break;
@@ -533,7 +531,7 @@ int cmd_link(int argc, char **argv)
     struct link l;
     memset(&l, 0, sizeof l);
     int rc = link_parse(&l, argc, argv);
-    if (rc == LINK_HELP)
+    if (rc == CLI_HELP_SHOWN)
         rc = EXIT_OK;
     else if (rc == EXIT_OK && (rc = link_prepare(&l)) == EXIT_OK &&
              (rc = link_merge(&l)) == EXIT_OK && (rc = link_environment(&l)) == EXIT_OK &&

@@ -350,8 +350,6 @@ struct local {
     struct tally cmp;
 };
 
-#define LOCAL_HELP (-1) /* --help was answered */
-
 static void local_release(struct local *l)
 {
     sv_clear(&l->pins);
@@ -394,7 +392,7 @@ static int local_forwarded(struct args *a, struct local *l)
     return 0;
 }
 
-/* The options and the build command. EXIT_OK, LOCAL_HELP, or an exit status (reported). */
+/* The options and the build command. EXIT_OK, CLI_HELP_SHOWN, or an exit status (reported). */
 static int local_parse(struct local *l, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
@@ -405,7 +403,7 @@ static int local_parse(struct local *l, int argc, char **argv)
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            return LOCAL_HELP;
+            return CLI_HELP_SHOWN;
         }
         if (args_flag(&a, "--"))
             break;
@@ -764,9 +762,9 @@ int cmd_local(int argc, char **argv)
     struct local l;
     memset(&l, 0, sizeof l);
     int rc = local_parse(&l, argc, argv);
-    if (rc == LOCAL_HELP || rc != EXIT_OK || (rc = local_prepare(&l)) != EXIT_OK) {
+    if (rc == CLI_HELP_SHOWN || rc != EXIT_OK || (rc = local_prepare(&l)) != EXIT_OK) {
         local_release(&l);
-        return rc == LOCAL_HELP ? EXIT_OK : rc;
+        return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
     }
     rc = local_baseline(&l);
     for (int i = 1; i <= l.n && !rc; i++)

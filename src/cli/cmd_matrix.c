@@ -158,8 +158,6 @@ struct matrix {
     struct strbuf err;
 };
 
-#define MATRIX_HELP (-1) /* --help was answered */
-
 static void matrix_release(struct matrix *m)
 {
     for (size_t i = 0; i < m->np; i++) {
@@ -174,7 +172,7 @@ static void matrix_release(struct matrix *m)
     sb_release(&m->err);
 }
 
-/* The options. EXIT_OK, MATRIX_HELP or EXIT_USAGE (reported). */
+/* The options. EXIT_OK, CLI_HELP_SHOWN or EXIT_USAGE (reported). */
 static int matrix_parse(struct matrix *m, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
@@ -182,7 +180,7 @@ static int matrix_parse(struct matrix *m, int argc, char **argv)
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            return MATRIX_HELP;
+            return CLI_HELP_SHOWN;
         }
         if (args_value(&a, "--packages", &first)) {
             sv_push(&m->inputs, first);
@@ -285,5 +283,5 @@ int cmd_matrix(int argc, char **argv)
         rc = matrix_print(&m, plan);
     json_decref(plan);
     matrix_release(&m);
-    return rc == MATRIX_HELP ? EXIT_OK : rc;
+    return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
 }

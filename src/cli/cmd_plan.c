@@ -61,8 +61,6 @@ struct planning {
     struct cell_costs cc;
 };
 
-#define PLAN_HELP (-1) /* --help was answered */
-
 static void planning_release(struct planning *p)
 {
     plan_costs_release(&p->c);
@@ -86,7 +84,7 @@ static int plan_parse(struct planning *p, int argc, char **argv)
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            return PLAN_HELP;
+            return CLI_HELP_SHOWN;
         }
         if (args_value(&a, "-n", &n_s) || args_value(&a, "-o", &p->out) ||
             args_value(&a, "--pick", &p->pick_s) || args_value(&a, "--root", &p->root) ||
@@ -205,5 +203,5 @@ int cmd_plan(int argc, char **argv)
                     p.sources ? "count-balanced" : "longest first", ms.plan, ms.hash, ms.ideal);
     }
     planning_release(&p);
-    return rc == PLAN_HELP ? EXIT_OK : rc;
+    return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
 }

@@ -235,8 +235,6 @@ struct report {
     json_t *plan_file, *plan; /* --plan, and its section of this cell */
 };
 
-#define REPORT_HELP (-1) /* --help was answered */
-
 static void report_release(struct report *r)
 {
     free(r->mo.inputs);
@@ -248,7 +246,7 @@ static void report_release(struct report *r)
     json_decref(r->plan_file);
 }
 
-/* The options. EXIT_OK, REPORT_HELP, or EXIT_USAGE (reported). */
+/* The options. EXIT_OK, CLI_HELP_SHOWN, or EXIT_USAGE (reported). */
 static int report_parse(struct report *r, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
@@ -259,7 +257,7 @@ static int report_parse(struct report *r, int argc, char **argv)
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            return REPORT_HELP;
+            return CLI_HELP_SHOWN;
         }
         if (args_values(&a, "--artifacts", r->mo.inputs, &r->mo.ninputs))
             continue;
@@ -535,10 +533,10 @@ int cmd_report(int argc, char **argv)
     struct report r;
     memset(&r, 0, sizeof r);
     int rc = report_parse(&r, argc, argv);
-    if (rc == REPORT_HELP || rc != EXIT_OK ||
+    if (rc == CLI_HELP_SHOWN || rc != EXIT_OK ||
         (rc = shard_manifests_load(&r.mo, &r.sm)) != EXIT_OK) {
         report_release(&r);
-        return rc == REPORT_HELP ? EXIT_OK : rc;
+        return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
     }
     json_t **m = r.sm.m;
     const char *c0 = r.sm.n ? json_string_value(json_object_get(m[0], "cell")) : NULL;

@@ -452,8 +452,6 @@ struct shard {
     size_t nents;
 };
 
-#define SHARD_HELP (-1) /* --help was answered */
-
 static void shard_release(struct shard *sh)
 {
     sb_release(&sh->apath);
@@ -467,7 +465,7 @@ static void shard_release(struct shard *sh)
 }
 
 /* The options: which shard of how many (--shard auto asks the CI engine), where the
- * entries go, the build command. EXIT_OK, SHARD_HELP, or an exit status (reported). */
+ * entries go, the build command. EXIT_OK, CLI_HELP_SHOWN, or an exit status (reported). */
 static int shard_parse(struct shard *sh, int argc, char **argv)
 {
     struct args a = {.argc = argc, .argv = argv, .i = 1, .cmd = CMD};
@@ -476,7 +474,7 @@ static int shard_parse(struct shard *sh, int argc, char **argv)
     while (a.i < argc && !a.error) {
         if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
             fputs(usage, stdout);
-            return SHARD_HELP;
+            return CLI_HELP_SHOWN;
         }
         if (args_flag(&a, "--"))
             break;
@@ -801,7 +799,7 @@ int cmd_shard(int argc, char **argv)
     struct shard sh;
     memset(&sh, 0, sizeof sh);
     int rc = shard_parse(&sh, argc, argv);
-    if (rc == SHARD_HELP)
+    if (rc == CLI_HELP_SHOWN)
         rc = EXIT_OK;
     else if (rc == EXIT_OK && (rc = shard_prepare(&sh)) == EXIT_OK &&
              (rc = shard_build(&sh)) == EXIT_OK)
